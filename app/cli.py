@@ -1,0 +1,120 @@
+"""The `spades` command: serve, simulate, replay, migrate and print the schema."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from tqdm import tqdm
+
+from app.rules.bots import PolicyName
+from app.rules.record import ReplayError, export_record, replay_record
+from app.rules.simulate import SimulationStats, game_seeds, play_game
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        print("--games must be at least 1", file=sys.stderr)
+        return 2
+    out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+    stats = SimulationStats()
+    started = time.perf_counter()
+    try:
+        seeds = game_seeds(args.games, args.seed)
+        for seed in tqdm(seeds, total=args.games, file=sys.stderr, unit="game", disable=None):
+            game, moves = play_game(seed, PolicyName(args.policy))
+            stats.add(game, moves)
+            out.write(json.dumps(export_record(game), separators=(",", ":")) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    elapsed = time.perf_counter() - started
+    _print_summary(stats, elapsed)
+    return 0
+
+
+def _print_summary(stats: SimulationStats, elapsed: float) -> None:
+    lines = [
+        f"games:          {stats.games}",
+        f"hands:          {stats.hands}",
+        f"hands per game: {stats.hands / stats.games:.2f}",
+        *(f"wins {team.name + ':':<13} {wins}" for team, wins in stats.wins.items()),
+        f"nil bids:       {stats.nil_bids}",
+        f"blind nil bids: {stats.blind_nil_bids}",
+        f"moves:          {stats.moves}",
+        f"moves per sec:  {stats.moves / elapsed:,.0f} (records written included)",
+    ]
+    print("\n".join(lines), file=sys.stderr)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    count = 0
+    with open(args.file, encoding="utf-8") as source:
+        for line_number, line in enumerate(source, start=1):
+            if not line.strip():
+                continue
+            try:
+                replay_record(json.loads(line))
+            except (ReplayError, json.JSONDecodeError) as exc:
+                print(f"{args.file}:{line_number}: {exc}", file=sys.stderr)
+                return 1
+            count += 1
+    print(f"{count} records replayed, all correct", file=sys.stderr)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from app.api.server import serve
+
+    serve(host=args.host, port=args.port, database_url=args.database_url)
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from app.api.schema import schema_text
+
+    text = schema_text()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as target:
+            target.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the `spades` command."""
+    parser = argparse.ArgumentParser(prog="spades", description="Spades Online")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    sim = commands.add_parser("simulate", help="bot-vs-bot games as JSON Lines records")
+    sim.add_argument("--games", type=int, required=True)
+    sim.add_argument("--seed", type=int, default=None)
+    sim.add_argument("--policy", choices=[p.value for p in PolicyName], default="basic")
+    sim.add_argument("--out", default=None, help="file to write (default: stdout)")
+    sim.set_defaults(run=_simulate)
+
+    rep = commands.add_parser("replay", help="check every record of a JSON Lines file")
+    rep.add_argument("file")
+    rep.set_defaults(run=_replay)
+
+    srv = commands.add_parser("serve", help="run the GraphQL server")
+    srv.add_argument("--host", default=None)
+    srv.add_argument("--port", type=int, default=None)
+    srv.add_argument("--database-url", default=None)
+    srv.set_defaults(run=_serve)
+
+    sch = commands.add_parser("schema", help="print the GraphQL schema (SDL)")
+    sch.add_argument("--out", default=None)
+    sch.set_defaults(run=_schema)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `spades` console script."""
+    args = build_parser().parse_args(argv)
+    raise SystemExit(args.run(args))

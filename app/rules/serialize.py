@@ -1,0 +1,159 @@
+"""A game's full state to and from plain JSON data, for snapshots in the store.
+
+Unlike a record (which is public once a game is over), a snapshot holds the
+secret seed and every hidden card; it never leaves the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bidding import Bid
+from .cards import Card
+from .game import Deal, Exchange, FinishedHand, Game, HandState, Phase, Trick
+from .scoring import TeamHandResult
+from .seats import Seat, Team
+
+Data = dict[str, Any]
+
+
+def game_to_data(game: Game) -> Data:
+    """Everything needed to resume `game` exactly."""
+    return {
+        "seed": game.seed,
+        "seedPublic": game.seed_public,
+        "players": list(game.players),
+        "startPlayers": list(game.start_players),
+        "phase": game.phase.value,
+        "scores": list(game.scores),
+        "bags": list(game.bags),
+        "winner": game.winner.name if game.winner is not None else None,
+        "hand": _hand_to_data(game.hand),
+        "finished": [_finished_to_data(f) for f in game.finished],
+        "forcedDeals": (
+            {str(n): _deal_to_data(d) for n, d in game.forced_deals.items()}
+            if game.forced_deals is not None
+            else None
+        ),
+    }
+
+
+def game_from_data(data: Data) -> Game:
+    """The game that `game_to_data` described."""
+    forced = data.get("forcedDeals")
+    hand = _hand_from_data(data["hand"])
+    finished = [_finished_from_data(f) for f in data["finished"]]
+    if finished and finished[-1].state.number == hand.number:
+        hand = finished[-1].state  # a finished game's last hand is one object, as in play
+    return Game(
+        seed=int(data["seed"]),
+        seed_public=bool(data["seedPublic"]),
+        players=list(data["players"]),
+        start_players=tuple(data["startPlayers"]),
+        hand=hand,
+        phase=Phase(data["phase"]),
+        scores=list(data["scores"]),
+        bags=list(data["bags"]),
+        finished=finished,
+        winner=Team[data["winner"]] if data["winner"] is not None else None,
+        forced_deals=(
+            {int(n): _deal_from_data(d) for n, d in forced.items()} if forced is not None else None
+        ),
+    )
+
+
+def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
+    return [c.code for c in cards]
+
+
+def _parse(codes: list[str]) -> list[Card]:
+    return [Card.parse(c) for c in codes]
+
+
+def _deal_to_data(deal: Deal) -> list[list[str]]:
+    return [_codes(h) for h in deal]
+
+
+def _deal_from_data(data: list[list[str]]) -> Deal:
+    return tuple(tuple(_parse(h)) for h in data)
+
+
+def _plays_to_data(plays: tuple[tuple[Seat, Card], ...] | list[tuple[Seat, Card]]) -> list[Any]:
+    return [[s.name, c.code] for s, c in plays]
+
+
+def _plays_from_data(data: list[Any]) -> list[tuple[Seat, Card]]:
+    return [(Seat[s], Card.parse(c)) for s, c in data]
+
+
+def _hand_to_data(hand: HandState) -> Data:
+    return {
+        "number": hand.number,
+        "dealer": hand.dealer.name,
+        "deal": _deal_to_data(hand.deal),
+        "hands": [_codes(h) for h in hand.hands],
+        "withheld": list(hand.withheld),
+        "bids": [b.to_record() if b is not None else None for b in hand.bids],
+        "bidOrder": [s.name for s in hand.bid_order],
+        "exchanges": [[e.giver.name, e.receiver.name, _codes(e.cards)] for e in hand.exchanges],
+        "tricks": [[t.leader.name, _plays_to_data(t.plays), t.winner.name] for t in hand.tricks],
+        "current": _plays_to_data(hand.current),
+        "leader": hand.leader.name,
+        "spadesBroken": hand.spades_broken,
+        "tricksWon": list(hand.tricks_won),
+        "playersChanged": hand.players_changed,
+    }
+
+
+def _hand_from_data(data: Data) -> HandState:
+    return HandState(
+        number=data["number"],
+        dealer=Seat[data["dealer"]],
+        deal=_deal_from_data(data["deal"]),
+        hands=[_parse(h) for h in data["hands"]],
+        withheld=list(data["withheld"]),
+        bids=[Bid.from_record(b) if b is not None else None for b in data["bids"]],
+        bid_order=[Seat[s] for s in data["bidOrder"]],
+        exchanges=[
+            Exchange(Seat[g], Seat[r], (Card.parse(c[0]), Card.parse(c[1])))
+            for g, r, c in data["exchanges"]
+        ],
+        tricks=[Trick(Seat[l], tuple(_plays_from_data(p)), Seat[w]) for l, p, w in data["tricks"]],
+        current=_plays_from_data(data["current"]),
+        leader=Seat[data["leader"]],
+        spades_broken=data["spadesBroken"],
+        tricks_won=list(data["tricksWon"]),
+        players_changed=data["playersChanged"],
+    )
+
+
+def _result_to_data(r: TeamHandResult) -> list[Any]:
+    return [
+        r.hand_number,
+        r.team.name,
+        r.target,
+        r.tricks,
+        r.points,
+        r.bags,
+        r.bag_penalty,
+        r.score_after,
+        r.bags_after,
+    ]
+
+
+def _result_from_data(d: list[Any]) -> TeamHandResult:
+    return TeamHandResult(d[0], Team[d[1]], d[2], d[3], d[4], d[5], d[6], d[7], d[8])
+
+
+def _finished_to_data(f: FinishedHand) -> Data:
+    return {
+        "hand": _hand_to_data(f.state),
+        "results": [_result_to_data(r) for r in f.results],
+        "players": list(f.players) if f.players is not None else None,
+    }
+
+
+def _finished_from_data(d: Data) -> FinishedHand:
+    r0, r1 = (_result_from_data(r) for r in d["results"])
+    players = tuple(d["players"]) if d["players"] is not None else None
+    return FinishedHand(_hand_from_data(d["hand"]), (r0, r1), players)

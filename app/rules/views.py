@@ -1,0 +1,117 @@
+"""Per-seat and spectator projections: exactly what each viewer may see.
+
+The server serves these and nothing else. A viewer sees its own hand unless
+it is withheld for blind nil, and never another seat's unplayed cards (nor
+the cards passed in an exchange it was not part of: they are only in the
+hands of the two partners involved).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .bidding import Bid
+from .cards import Card
+from .game import Game, Phase, Trick
+from .scoring import TeamHandResult
+from .seats import SEATS, TEAMS, Seat, Team
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """Public facts about one seat."""
+
+    seat: Seat
+    player_id: str | None
+    bid: Bid | None
+    tricks_won: int
+    card_count: int
+
+    @property
+    def is_bot(self) -> bool:
+        """Bots carry `bot:<seat>` ids."""
+        return self.player_id is not None and self.player_id.startswith("bot:")
+
+
+@dataclass(frozen=True, slots=True)
+class TeamView:
+    """A team's score, bag count and current target."""
+
+    team: Team
+    score: int
+    bags: int
+    target: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameViewData:
+    """The game as one viewer may see it (the API's GameView without table id/version)."""
+
+    phase: Phase
+    hand_number: int
+    dealer: Seat | None
+    turn: Seat | None
+    viewer_seat: Seat | None
+    hand: tuple[Card, ...] | None
+    hand_withheld: bool
+    blind_nil_eligible: bool
+    legal_plays: tuple[Card, ...]
+    seats: tuple[SeatView, ...]
+    teams: tuple[TeamView, ...]
+    current_trick: tuple[tuple[Seat, Card], ...]
+    last_trick: Trick | None
+    spades_broken: bool
+    history: tuple[TeamHandResult, ...]
+    winner: Team | None
+
+
+def waiting_view(players: list[str | None], viewer: Seat | None) -> GameViewData:
+    """The view of a table whose seats are not all filled yet."""
+    return GameViewData(
+        phase=Phase.WAITING,
+        hand_number=0,
+        dealer=None,
+        turn=None,
+        viewer_seat=viewer,
+        hand=None,
+        hand_withheld=False,
+        blind_nil_eligible=False,
+        legal_plays=(),
+        seats=tuple(SeatView(s, players[s], None, 0, 0) for s in SEATS),
+        teams=tuple(TeamView(t, 0, 0, None) for t in TEAMS),
+        current_trick=(),
+        last_trick=None,
+        spades_broken=False,
+        history=(),
+        winner=None,
+    )
+
+
+def project(game: Game, viewer: Seat | None) -> GameViewData:
+    """The view of `game` for the seat `viewer`, or for a spectator when None."""
+    hand = game.hand
+    withheld = viewer is not None and hand.withheld[viewer] and game.phase is Phase.BIDDING
+    own: tuple[Card, ...] | None = None
+    if viewer is not None and not withheld:
+        own = tuple(hand.hands[viewer])
+    return GameViewData(
+        phase=game.phase,
+        hand_number=hand.number,
+        dealer=hand.dealer,
+        turn=game.turn,
+        viewer_seat=viewer,
+        hand=own,
+        hand_withheld=withheld,
+        blind_nil_eligible=withheld,
+        legal_plays=tuple(game.legal_plays(viewer)) if viewer is not None else (),
+        seats=tuple(
+            SeatView(s, game.players[s], hand.bids[s], hand.tricks_won[s], len(hand.hands[s]))
+            for s in SEATS
+        ),
+        teams=tuple(TeamView(t, game.scores[t], game.bags[t], hand.target(t)) for t in TEAMS),
+        current_trick=tuple(hand.current),
+        last_trick=hand.tricks[-1] if hand.tricks else None,
+        spades_broken=hand.spades_broken,
+        history=tuple(game.history),
+        winner=game.winner,
+    )
