@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from .bidding import BLIND_NIL, Bid, BidKind, checked_bid, team_target
-from .cards import Card, Suit, sort_key
+from .cards import Card, Suit, sort_hand, sort_key
 from .dealing import deal_hands, new_secret_seed
 from .errors import ErrorCode, RuleError
 from .moves import (
@@ -416,6 +416,8 @@ class Game:
         cards = deals[number] if deals is not None and number in deals else None
         if cards is None:
             cards = deal_hands(self.seed, number)
+        else:
+            cards = tuple(tuple(sort_hand(h)) for h in cards)  # a hand is always shown sorted
         withheld = [False] * 4
         for team in TEAMS:
             if self.scores[team] <= self.scores[team.other] - BLIND_NIL_MARGIN:

@@ -118,7 +118,9 @@ def _hand_from_data(data: Data) -> HandState:
             Exchange(Seat[g], Seat[r], (Card.parse(c[0]), Card.parse(c[1])))
             for g, r, c in data["exchanges"]
         ],
-        tricks=[Trick(Seat[l], tuple(_plays_from_data(p)), Seat[w]) for l, p, w in data["tricks"]],
+        tricks=[
+            Trick(Seat[lead], tuple(_plays_from_data(p)), Seat[w]) for lead, p, w in data["tricks"]
+        ],
         current=_plays_from_data(data["current"]),
         leader=Seat[data["leader"]],
         spades_broken=data["spadesBroken"],

@@ -1,0 +1,123 @@
+"""The ASGI application (Starlette + strawberry) and `spades serve`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types.unset import UnsetType
+
+from app.services.hub import Services
+from app.settings import Settings, load_settings
+
+from .context import Context, bearer_token
+from .schema import schema
+
+log = logging.getLogger("app.server")
+
+
+class SpadesGraphQL(GraphQL[Context, None]):
+    """Strawberry's ASGI view with our auth for HTTP and WebSocket."""
+
+    def __init__(self, services: Services, **kwargs: Any) -> None:
+        super().__init__(schema, **kwargs)
+        self.services = services
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket | None = None
+    ) -> Context:
+        token = bearer_token(request.headers.get("authorization"))
+        player = await self.services.auth.authenticate(token) if token else None
+        return Context(services=self.services, request=request, response=response, player=player)
+
+    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
+        params = context.connection_params or {}
+        raw = params.get("Authorization", params.get("authorization"))
+        if raw is None:
+            return await super().on_ws_connect(context)
+        token = bearer_token(raw)
+        player = await self.services.auth.authenticate(token) if token else None
+        if player is None:
+            raise ConnectionRejectionError({"message": "invalid or expired token"})
+        context.player = player
+        return await super().on_ws_connect(context)
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
+    """The whole server as an ASGI app."""
+    settings = settings or load_settings()
+    services = services or Services(settings)
+    graphql = SpadesGraphQL(
+        services,
+        subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL],
+        allowed_origins=list(settings.allowed_origins),
+    )
+
+    async def healthz(_request: Request) -> JSONResponse:
+        database = "ok"
+        try:
+            async with services.db.read() as session:
+                await session.connection()
+        except Exception:
+            database = "unavailable"
+        broker = "ok" if services.broker.healthy else "unavailable"
+        ok = database == "ok" and broker == "ok"
+        return JSONResponse(
+            {"status": "ok" if ok else "degraded", "database": database, "broker": broker},
+            status_code=200 if ok else 503,
+        )
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await services.start()
+        try:
+            yield
+        finally:
+            await services.stop()
+
+    app = Starlette(
+        routes=[
+            Route("/healthz", healthz),
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            WebSocketRoute("/graphql", graphql),
+        ],
+        middleware=[
+            Middleware(
+                CORSMiddleware,
+                allow_origins=list(settings.allowed_origins),
+                allow_methods=["GET", "POST", "OPTIONS"],
+                allow_headers=["authorization", "content-type"],
+            )
+        ],
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    return app
+
+
+def serve(
+    host: str | None = None, port: int | None = None, database_url: str | None = None
+) -> None:
+    """Run the server with uvicorn (flags override the environment)."""
+    settings = load_settings().with_overrides(host=host, port=port, database_url=database_url)
+    logging.basicConfig(level=settings.log_level.upper())
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        ws_per_message_deflate=False,
+    )

@@ -1,0 +1,321 @@
+"""GraphQL types of the contract (API.md), built from the service layer's snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from enum import Enum
+
+import strawberry
+
+from app.rules import cards as rcards
+from app.rules import seats as rseats
+from app.rules.bidding import Bid as RBid
+from app.rules.game import Phase
+from app.rules.game import Trick as RTrick
+from app.rules.scoring import TeamHandResult
+from app.rules.views import GameViewData, SeatView, TeamView, project, waiting_view
+from app.services import model
+
+
+@strawberry.enum
+class Seat(Enum):
+    NORTH = "NORTH"
+    EAST = "EAST"
+    SOUTH = "SOUTH"
+    WEST = "WEST"
+
+    def to_rules(self) -> rseats.Seat:
+        """The rules engine's seat."""
+        return rseats.Seat[self.name]
+
+
+@strawberry.enum
+class Team(Enum):
+    NORTH_SOUTH = "NORTH_SOUTH"
+    EAST_WEST = "EAST_WEST"
+
+
+@strawberry.enum
+class Suit(Enum):
+    SPADES = "SPADES"
+    HEARTS = "HEARTS"
+    CLUBS = "CLUBS"
+    DIAMONDS = "DIAMONDS"
+
+
+@strawberry.enum
+class Rank(Enum):
+    TWO = "TWO"
+    THREE = "THREE"
+    FOUR = "FOUR"
+    FIVE = "FIVE"
+    SIX = "SIX"
+    SEVEN = "SEVEN"
+    EIGHT = "EIGHT"
+    NINE = "NINE"
+    TEN = "TEN"
+    JACK = "JACK"
+    QUEEN = "QUEEN"
+    KING = "KING"
+    ACE = "ACE"
+
+
+@strawberry.enum
+class BidKind(Enum):
+    TRICKS = "TRICKS"
+    NIL = "NIL"
+    BLIND_NIL = "BLIND_NIL"
+
+
+@strawberry.enum
+class Visibility(Enum):
+    PUBLIC = "PUBLIC"
+    FRIENDS_ONLY = "FRIENDS_ONLY"
+    PRIVATE = "PRIVATE"
+
+
+@strawberry.enum
+class JoinPolicy(Enum):
+    OPEN = "OPEN"
+    FRIENDS_ONLY = "FRIENDS_ONLY"
+    INVITE_ONLY = "INVITE_ONLY"
+
+
+@strawberry.enum
+class GamePhase(Enum):
+    WAITING = "WAITING"
+    BIDDING = "BIDDING"
+    EXCHANGE = "EXCHANGE"
+    PLAYING = "PLAYING"
+    GAME_OVER = "GAME_OVER"
+
+
+@strawberry.type
+class Card:
+    suit: Suit
+    rank: Rank
+
+
+@strawberry.input
+class CardInput:
+    suit: Suit
+    rank: Rank
+
+    def to_rules(self) -> rcards.Card:
+        """The rules engine's card."""
+        return rcards.Card(rcards.Suit[self.suit.name], rcards.Rank[self.rank.name])
+
+
+@strawberry.type
+class Bid:
+    kind: BidKind
+    tricks: int | None = strawberry.field(description="set iff kind is TRICKS")
+
+
+@strawberry.input
+class BidInput:
+    kind: BidKind
+    tricks: int | None = strawberry.UNSET
+
+
+@strawberry.type
+class Player:
+    id: strawberry.ID
+    username: str
+
+
+@strawberry.type
+class AuthPayload:
+    token: str
+    player: Player
+
+
+@strawberry.type
+class SeatState:
+    seat: Seat
+    player_id: strawberry.ID | None = strawberry.field(
+        description='null when empty; "bot:<seat>" (e.g. "bot:north") for a bot'
+    )
+    username: str | None
+    is_bot: bool
+    bid: Bid | None = strawberry.field(description="null until this seat has bid in the hand")
+    tricks_won: int = strawberry.field(description="in the current hand")
+    card_count: int = strawberry.field(description="cards still in hand")
+
+
+@strawberry.type
+class TeamState:
+    team: Team
+    score: int
+    bags: int
+    target: int | None = strawberry.field(
+        description="team bid of the current hand; null if none or not yet"
+    )
+
+
+@strawberry.type
+class Play:
+    seat: Seat
+    card: Card
+
+
+@strawberry.type
+class Trick:
+    plays: list[Play]
+    winner: Seat
+
+
+@strawberry.type
+class HandResult:
+    hand_number: int
+    team: Team
+    target: int | None = strawberry.field(description="null for double nil")
+    tricks: int
+    points: int = strawberry.field(description="score change of this hand, bag penalty included")
+    bags: int = strawberry.field(description="bags taken this hand")
+    bag_penalty: int
+    score_after: int
+    bags_after: int
+
+
+@strawberry.type
+class GameView:
+    table_id: strawberry.ID
+    phase: GamePhase
+    hand_number: int = strawberry.field(description="1-based; 0 while WAITING")
+    dealer: Seat | None
+    turn: Seat | None = strawberry.field(description="seat expected to act now; null if none")
+    viewer_seat: Seat | None = strawberry.field(
+        description="the caller's seat; null for a spectator"
+    )
+    hand: list[Card] | None = strawberry.field(
+        description="the caller's cards, sorted; null for spectators and while withheld"
+    )
+    hand_withheld: bool
+    blind_nil_eligible: bool
+    legal_plays: list[Card]
+    seats: list[SeatState]
+    teams: list[TeamState]
+    current_trick: list[Play]
+    last_trick: Trick | None
+    spades_broken: bool
+    history: list[HandResult]
+    winner: Team | None
+    version: int = strawberry.field(description="number of changes applied to this table so far")
+
+
+# ---------------------------------------------------------------------------- converters
+
+_CARDS: dict[rcards.Card, Card] = {
+    c: Card(suit=Suit[c.suit.name], rank=Rank[c.rank.name]) for c in rcards.FULL_DECK
+}
+
+
+def card_type(card: rcards.Card) -> Card:
+    """The GraphQL card (shared, immutable instances)."""
+    return _CARDS[card]
+
+
+def seat_type(seat: rseats.Seat | None) -> Seat | None:
+    """The GraphQL seat."""
+    return Seat[seat.name] if seat is not None else None
+
+
+def team_type(team: rseats.Team | None) -> Team | None:
+    """The GraphQL team."""
+    return Team[team.name] if team is not None else None
+
+
+def bid_type(bid: RBid | None) -> Bid | None:
+    """The GraphQL bid."""
+    return Bid(kind=BidKind[bid.kind.name], tricks=bid.tricks) if bid is not None else None
+
+
+def _seat_state(view: SeatView, occupant: model.Occupant | None) -> SeatState:
+    return SeatState(
+        seat=Seat[view.seat.name],
+        player_id=strawberry.ID(occupant.player_id) if occupant is not None else None,
+        username=occupant.username if occupant is not None else None,
+        is_bot=occupant.is_bot if occupant is not None else False,
+        bid=bid_type(view.bid),
+        tricks_won=view.tricks_won,
+        card_count=view.card_count,
+    )
+
+
+def _team_state(view: TeamView) -> TeamState:
+    return TeamState(
+        team=Team[view.team.name], score=view.score, bags=view.bags, target=view.target
+    )
+
+
+def _plays(plays: tuple[tuple[rseats.Seat, rcards.Card], ...]) -> list[Play]:
+    return [Play(seat=Seat[s.name], card=card_type(c)) for s, c in plays]
+
+
+def _trick(trick: RTrick | None) -> Trick | None:
+    if trick is None:
+        return None
+    return Trick(plays=_plays(trick.plays), winner=Seat[trick.winner.name])
+
+
+def _result(r: TeamHandResult) -> HandResult:
+    return HandResult(
+        hand_number=r.hand_number,
+        team=Team[r.team.name],
+        target=r.target,
+        tricks=r.tricks,
+        points=r.points,
+        bags=r.bags,
+        bag_penalty=r.bag_penalty,
+        score_after=r.score_after,
+        bags_after=r.bags_after,
+    )
+
+
+def view_data(
+    table: model.TableSnapshot, viewer: rseats.Seat | None, watching: bool = True
+) -> GameViewData:
+    """The rules projection for one viewer; without watching rights, no trick details."""
+    if table.game is None:
+        players = [o.player_id if o is not None else None for o in table.occupants]
+        return waiting_view(players, viewer)
+    data = project(table.game, viewer)
+    if viewer is None and not watching:
+        data = replace(data, current_trick=(), last_trick=None)
+    return data
+
+
+def game_view(
+    table: model.TableSnapshot, viewer: rseats.Seat | None, watching: bool = True
+) -> GameView:
+    """The GraphQL GameView of `table` for a viewer seat (None: a spectator)."""
+    data = view_data(table, viewer, watching)
+    return GameView(
+        table_id=strawberry.ID(table.id),
+        phase=GamePhase[data.phase.value],
+        hand_number=data.hand_number,
+        dealer=seat_type(data.dealer),
+        turn=seat_type(data.turn),
+        viewer_seat=seat_type(data.viewer_seat),
+        hand=[card_type(c) for c in data.hand] if data.hand is not None else None,
+        hand_withheld=data.hand_withheld,
+        blind_nil_eligible=data.blind_nil_eligible,
+        legal_plays=[card_type(c) for c in data.legal_plays],
+        seats=[_seat_state(v, table.occupants[v.seat]) for v in data.seats],
+        teams=[_team_state(t) for t in data.teams],
+        current_trick=_plays(data.current_trick),
+        last_trick=_trick(data.last_trick),
+        spades_broken=data.spades_broken,
+        history=[_result(r) for r in data.history],
+        winner=team_type(data.winner),
+        version=table.version,
+    )
+
+
+def seat_states(table: model.TableSnapshot) -> list[SeatState]:
+    """The four seats of a table as the lobby shows them (public facts only)."""
+    return game_view(table, None, watching=False).seats
+
+
+__all__ = ["Phase"]

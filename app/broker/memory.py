@@ -1,0 +1,38 @@
+"""The in-process broker: the embedded default for a single server process."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from .base import Broker, Subscription
+
+T = TypeVar("T")
+
+
+class MemoryBroker(Broker[T]):
+    """Fans messages out to asyncio queues in this process."""
+
+    def __init__(self) -> None:
+        self._channels: dict[str, set[Subscription[T]]] = {}
+
+    async def publish(self, channel: str, message: T) -> None:
+        """Deliver to every subscriber of `channel` now (never blocks on a slow one)."""
+        for subscription in tuple(self._channels.get(channel, ())):
+            subscription.deliver(message)
+
+    def subscribe(self, channel: str) -> Subscription[T]:
+        """Register a queue on `channel` at once."""
+        subscription: Subscription[T] = Subscription(channel, self._remove)
+        self._channels.setdefault(channel, set()).add(subscription)
+        return subscription
+
+    def _remove(self, subscription: Subscription[T]) -> None:
+        subscribers = self._channels.get(subscription.channel)
+        if subscribers is not None:
+            subscribers.discard(subscription)
+            if not subscribers:
+                del self._channels[subscription.channel]
+
+    def subscriber_count(self, channel: str) -> int:
+        """How many subscriptions `channel` has (for tests and metrics)."""
+        return len(self._channels.get(channel, ()))

@@ -1,0 +1,177 @@
+"""Accounts and bearer tokens: sign up, sign in, authenticate."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from app.rules.errors import ErrorCode, RuleError
+from app.settings import Settings
+from app.store.db import Database
+from app.store.models import PlayerRow, TokenRow
+
+USERNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
+MIN_PASSWORD = 8
+MAX_PASSWORD = 256  # hashing a huge password would be a free denial of service
+TOKEN_CACHE_SECONDS = 5.0
+BAD_CREDENTIALS = "invalid username or password"
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A signed-in player."""
+
+    id: str
+    username: str
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored as SHA-256 digests: a leaked database holds no usable token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class AuthService:
+    """Accounts, password hashing (argon2id) and token checks."""
+
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self.db = db
+        self.ttl = settings.token_ttl_days * 86400
+        self.hasher = PasswordHasher(
+            time_cost=settings.argon2_time_cost, memory_cost=settings.argon2_memory_kib
+        )
+        # A burned hash to verify against for unknown usernames, so sign-in takes as
+        # long whether or not the username exists.
+        self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
+        self._cache: dict[str, tuple[Player, float]] = {}
+
+    async def sign_up(self, username: str, password: str) -> tuple[str, Player]:
+        """Create an account and sign it in."""
+        if not isinstance(username, str) or not USERNAME.fullmatch(username):
+            raise RuleError(
+                ErrorCode.BAD_USER_INPUT,
+                "a username is 3 to 20 letters, digits, '_' or '-'",
+            )
+        _check_password(password)
+        password_hash = await asyncio.to_thread(self.hasher.hash, password)
+        row = PlayerRow(
+            id=uuid.uuid4().hex,
+            username=username,
+            username_key=username.lower(),
+            password_hash=password_hash,
+        )
+        try:
+            async with self.db.write() as session:
+                existing = await session.exec(
+                    select(PlayerRow.id).where(PlayerRow.username_key == row.username_key)
+                )
+                if existing.first() is not None:
+                    raise RuleError(ErrorCode.BAD_USER_INPUT, "that username is taken")
+                session.add(row)
+        except IntegrityError as exc:
+            raise RuleError(ErrorCode.BAD_USER_INPUT, "that username is taken") from exc
+        player = Player(row.id, row.username)
+        return await self._issue_token(player), player
+
+    async def sign_in(self, username: str, password: str) -> tuple[str, Player]:
+        """Check the password and issue a new token. Wrong username or password answer alike."""
+        if not isinstance(password, str) or len(password) > MAX_PASSWORD:
+            raise RuleError(ErrorCode.UNAUTHENTICATED, BAD_CREDENTIALS)
+        key = username.lower() if isinstance(username, str) and len(username) <= 20 else ""
+        async with self.db.read() as session:
+            result = await session.exec(select(PlayerRow).where(PlayerRow.username_key == key))
+            row = result.first()
+        stored = row.password_hash if row is not None else self._dummy_hash
+        ok = await asyncio.to_thread(self._verify, stored, password)
+        if row is None or not ok:
+            raise RuleError(ErrorCode.UNAUTHENTICATED, BAD_CREDENTIALS)
+        player = Player(row.id, row.username)
+        return await self._issue_token(player), player
+
+    def _verify(self, stored: str, password: str) -> bool:
+        try:
+            return self.hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    async def _issue_token(self, player: Player) -> str:
+        token = secrets.token_urlsafe(32)
+        async with self.db.write() as session:
+            session.add(
+                TokenRow(
+                    token_hash=hash_token(token),
+                    player_id=player.id,
+                    expires_at=time.time() + self.ttl,
+                )
+            )
+        return token
+
+    async def authenticate(self, token: str | None) -> Player | None:
+        """The player a bearer token belongs to, or None if it is unknown, expired or revoked."""
+        if not token or len(token) > 200:
+            return None
+        digest = hash_token(token)
+        now = time.time()
+        cached = self._cache.get(digest)
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        async with self.db.read() as session:
+            result = await session.exec(
+                select(TokenRow, PlayerRow)
+                .join(PlayerRow, PlayerRow.id == TokenRow.player_id)  # type: ignore[arg-type]
+                .where(TokenRow.token_hash == digest)
+            )
+            found = result.first()
+        if found is None:
+            return None
+        token_row, player_row = found
+        if token_row.revoked or token_row.expires_at <= now:
+            return None
+        player = Player(player_row.id, player_row.username)
+        self._cache[digest] = (player, min(now + TOKEN_CACHE_SECONDS, token_row.expires_at))
+        if len(self._cache) > 100_000:
+            self._cache.clear()
+        return player
+
+    async def usernames(self, player_ids: list[str]) -> dict[str, str]:
+        """Usernames of the given player ids."""
+        if not player_ids:
+            return {}
+        async with self.db.read() as session:
+            result = await session.exec(
+                select(PlayerRow.id, PlayerRow.username).where(
+                    PlayerRow.id.in_(player_ids)  # type: ignore[attr-defined]
+                )
+            )
+            return dict(result.all())
+
+    async def find_by_username(self, username: str) -> Player | None:
+        """The player with this username (ignoring case), if any."""
+        if not isinstance(username, str) or len(username) > 20:
+            return None
+        async with self.db.read() as session:
+            result = await session.exec(
+                select(PlayerRow).where(PlayerRow.username_key == username.lower())
+            )
+            row = result.first()
+        return Player(row.id, row.username) if row is not None else None
+
+
+def _check_password(password: str) -> None:
+    if not isinstance(password, str) or len(password) < MIN_PASSWORD:
+        raise RuleError(
+            ErrorCode.BAD_USER_INPUT, f"a password has at least {MIN_PASSWORD} characters"
+        )
+    if len(password) > MAX_PASSWORD:
+        raise RuleError(
+            ErrorCode.BAD_USER_INPUT, f"a password has at most {MAX_PASSWORD} characters"
+        )

@@ -1,0 +1,154 @@
+"""Game commands (reveal, bid, pass, play) and the bots that answer them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+
+from app.rules.bots import basic_move
+from app.rules.errors import ErrorCode, RuleError
+from app.rules.game import Phase
+from app.rules.moves import Move
+from app.rules.seats import Seat
+
+from .auth import Player
+from .codec import move_entry
+from .ledger import Change, Ledger
+from .model import TableSnapshot, TableStatus
+from .tables import TableService
+
+log = logging.getLogger(__name__)
+
+# Events after which the lobby's copy of a table (scores, phase) is stale.
+LOBBY_WORTHY = {"HAND_SCORED", "GAME_OVER"}
+
+
+def apply_move(table: TableSnapshot, move: Move) -> Change:
+    """The change one engine move makes to a table: one step per event it caused."""
+    if table.game is None:
+        raise RuleError(ErrorCode.WRONG_PHASE, "the game has not started")
+    game = table.game.copy()
+    steps = game.apply_steps(move)
+    change = Change()
+    version = table.version
+    for step in steps:
+        version += 1
+        over = step.state.phase is Phase.GAME_OVER
+        status = TableStatus.FINISHED if over else table.status
+        change.add(
+            step.event.kind.value,
+            table.evolve(game=step.state, version=version, status=status),
+            step.event.seat,
+        )
+        if step.event.kind.value in LOBBY_WORTHY:
+            change.lobby_event = "TABLE_REMOVED" if over else "TABLE_UPDATED"
+    change.log_entry(table.version + 1, len(steps), move_entry(move))
+    return change
+
+
+class GameService:
+    """Checks who may act, applies moves through the ledger, and wakes the bots."""
+
+    def __init__(self, ledger: Ledger, tables: TableService, bots: BotDriver) -> None:
+        self.ledger = ledger
+        self.tables = tables
+        self.bots = bots
+
+    async def act(
+        self,
+        player: Player,
+        table_id: str,
+        build: Callable[[Seat], Move],
+        expected_version: int | None = None,
+    ) -> TableSnapshot:
+        """Apply the move `build(seat)` for the caller's seat; returns the table after it."""
+        await self.tables.get_visible(player, table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            self.tables.visible(player, table)
+            seat = table.seat_of(player.id)
+            if seat is None:
+                raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves")
+            return apply_move(table, build(seat))
+
+        _, after = await self.ledger.change(table_id, decide, expected_version)
+        self.bots.kick(table_id)
+        return after
+
+
+def bot_to_move(table: TableSnapshot) -> Seat | None:
+    """The bot seat that has to act now, if any."""
+    game = table.game
+    if table.status is not TableStatus.PLAYING or game is None:
+        return None
+    seat = game.turn
+    if seat is None:
+        return None
+    occupant = table.occupants[seat]
+    return seat if occupant is not None and occupant.is_bot else None
+
+
+class BotDriver:
+    """Plays bot turns server-side, one move (one update) at a time, per table.
+
+    Each bot move is decided inside the ledger's transaction on the current
+    table, so a bot never acts on a stale state, and a second driver (another
+    process) that raced it finds nothing left to do.
+    """
+
+    def __init__(self, ledger: Ledger, delay_ms: int = 0) -> None:
+        self.ledger = ledger
+        self.delay = delay_ms / 1000
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._again: set[str] = set()
+        self._rng = random.SystemRandom()
+
+    def kick(self, table_id: str) -> None:
+        """Make sure bots get to move on `table_id` if it is their turn."""
+        if table_id in self._tasks:
+            self._again.add(table_id)
+            return
+        self._tasks[table_id] = asyncio.create_task(self._run(table_id))
+
+    async def _run(self, table_id: str) -> None:
+        try:
+            while True:
+                self._again.discard(table_id)
+                while await self._step(table_id):
+                    pass
+                if table_id not in self._again:
+                    return
+        except Exception:  # a bot must never take the server down; the next kick retries
+            log.exception("bot driver failed on table %s", table_id)
+        finally:
+            self._tasks.pop(table_id, None)
+
+    async def _step(self, table_id: str) -> bool:
+        table = await self.ledger.get(table_id)
+        if table is None or bot_to_move(table) is None:
+            return False
+        if self.delay:
+            await asyncio.sleep(self.delay)
+
+        def decide(current: TableSnapshot) -> Change:
+            seat = bot_to_move(current)
+            if seat is None or current.game is None:
+                return Change()
+            return apply_move(current, basic_move(current.game, seat, self._rng))
+
+        change, _ = await self.ledger.change(table_id, decide)
+        return bool(change.steps)
+
+    async def idle(self) -> None:
+        """Wait until no bot is moving (tests and shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def stop(self) -> None:
+        """Cancel every running driver."""
+        for task in self._tasks.values():
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        self._tasks.clear()

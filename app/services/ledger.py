@@ -1,0 +1,267 @@
+"""The one path by which a table changes: load, decide, compare-and-swap, log, publish.
+
+Every change runs in one write transaction: the table row is updated only if
+its version is still the one the decision was made on, the move log gets its
+rows (unique per table and sequence number), and only after the commit are
+the events published. Two concurrent moves on one table can never both apply.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.broker.base import Broker
+from app.rules.errors import ErrorCode, RuleError
+from app.rules.seats import SEATS
+from app.rules.serialize import game_from_data, game_to_data
+from app.store import tables as repo
+from app.store.db import Database
+from app.store.models import SeatRow, TableRow
+
+from .codec import LogEntry
+from .model import (
+    GameMessage,
+    JoinPolicy,
+    LobbyMessage,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+)
+
+log = logging.getLogger(__name__)
+
+LOBBY_CHANNEL = "lobby"
+MAX_ATTEMPTS = 5
+
+
+def game_channel(table_id: str) -> str:
+    """The broker channel of one table's game updates."""
+    return f"game:{table_id}"
+
+
+@dataclass
+class Change:
+    """What a decision did: one message per new version, log entries, a lobby event."""
+
+    steps: list[GameMessage] = field(default_factory=list)
+    log: list[tuple[int, int, LogEntry]] = field(default_factory=list)
+    lobby_event: str | None = None
+
+    def add(self, event: str, table: TableSnapshot, seat: Any = None) -> None:
+        """Record one change; `table` must already carry the next version."""
+        self.steps.append(GameMessage(event, seat, table))
+
+    def log_entry(self, seq: int, changes: int, entry: LogEntry) -> None:
+        """Record one move-log row."""
+        self.log.append((seq, changes, entry))
+
+
+Decision = Callable[[TableSnapshot], Change]
+
+
+class Conflict(Exception):
+    """The table moved on between the read and the compare-and-swap."""
+
+
+class Ledger:
+    """Reads table snapshots and applies changes to them."""
+
+    def __init__(self, db: Database, broker: Broker[Any]) -> None:
+        self.db = db
+        self.broker = broker
+        self._cache: dict[str, TableSnapshot] = {}
+
+    async def get(self, table_id: str) -> TableSnapshot | None:
+        """The table as it stands now (from the cache when it is current)."""
+        async with self.db.read() as session:
+            version = await repo.table_version(session, table_id)
+            if version is None:
+                return None
+            cached = self._cache.get(table_id)
+            if cached is not None and cached.version == version:
+                return cached
+            loaded = await repo.load_table(session, table_id)
+        if loaded is None:
+            return None
+        snapshot = snapshot_from_rows(*loaded)
+        self._remember(snapshot)
+        return snapshot
+
+    async def open_tables(self) -> list[TableSnapshot]:
+        """Every table that is waiting or playing."""
+        async with self.db.read() as session:
+            rows = await repo.load_tables(
+                session, [TableStatus.WAITING.value, TableStatus.PLAYING.value]
+            )
+        snapshots = []
+        for table, seats, names in rows:
+            cached = self._cache.get(table.id)
+            if cached is not None and cached.version == table.version:
+                snapshots.append(cached)
+            else:
+                snapshot = snapshot_from_rows(table, seats, names)
+                self._remember(snapshot)
+                snapshots.append(snapshot)
+        return snapshots
+
+    async def moves(self, table_id: str) -> list[tuple[int, int, LogEntry]]:
+        """The move log of a table: (seq, changes, entry) rows in order."""
+        async with self.db.read() as session:
+            rows = await repo.moves_of(session, table_id)
+        return [(r.seq, r.changes, json.loads(r.move)) for r in rows]
+
+    async def create(self, snapshot: TableSnapshot) -> None:
+        """Store a new table (with its host seated) and announce it in the lobby."""
+        async with self.db.write() as session:
+            session.add(
+                TableRow(
+                    id=snapshot.id,
+                    name=snapshot.name,
+                    host_id=snapshot.host_id,
+                    visibility=snapshot.visibility.value,
+                    join_policy=snapshot.join_policy.value,
+                    spectating=snapshot.spectating,
+                    status=snapshot.status.value,
+                    version=snapshot.version,
+                    created_at=snapshot.created_at,
+                    seed=str(snapshot.deal_seed) if snapshot.deal_seed is not None else None,
+                )
+            )
+            await session.flush()
+            for seat in SEATS:
+                occupant = snapshot.occupants[seat]
+                if occupant is not None:
+                    session.add(
+                        SeatRow(table_id=snapshot.id, seat=seat.name, player_id=occupant.player_id)
+                    )
+        self._remember(snapshot)
+        await self.broker.publish(LOBBY_CHANNEL, LobbyMessage("TABLE_CREATED", snapshot))
+
+    async def change(
+        self, table_id: str, decide: Decision, expected_version: int | None = None
+    ) -> tuple[Change, TableSnapshot]:
+        """Apply `decide` to the current table atomically; returns the change and the table
+        after it. A RuleError from `decide` changes nothing. With `expected_version`, a table
+        that moved on answers CONFLICT; without, a lost race is retried."""
+        for _attempt in range(MAX_ATTEMPTS):
+            try:
+                change, before, after = await self._attempt(table_id, decide, expected_version)
+            except Conflict:
+                if expected_version is not None:
+                    raise _conflict() from None
+                continue
+            if change.steps:
+                await self._publish(change, before, after)
+            return change, after
+        raise _conflict()
+
+    async def _attempt(
+        self, table_id: str, decide: Decision, expected_version: int | None
+    ) -> tuple[Change, TableSnapshot, TableSnapshot]:
+        async with self.db.write() as session:
+            before = await self._load_for_write(session, table_id)
+            if expected_version is not None and before.version != expected_version:
+                raise _conflict()
+            change = decide(before)
+            if not change.steps:
+                return change, before, before
+            after = change.steps[-1].table
+            if not await repo.compare_and_set(
+                session, table_id, before.version, _row_values(after)
+            ):
+                raise Conflict()
+            seat_changes = {
+                s.name: (o.player_id if o is not None else None)
+                for s, o in zip(SEATS, after.occupants, strict=True)
+                if o != before.occupants[s]
+            }
+            if seat_changes:
+                await repo.replace_seats(session, table_id, seat_changes)
+            repo.append_moves(session, table_id, change.log)
+        self._remember(after)
+        return change, before, after
+
+    async def _load_for_write(self, session: Any, table_id: str) -> TableSnapshot:
+        version = await repo.table_version(session, table_id)
+        if version is None:
+            raise RuleError(ErrorCode.NOT_FOUND, "no such table")
+        cached = self._cache.get(table_id)
+        if cached is not None and cached.version == version:
+            return cached
+        loaded = await repo.load_table(session, table_id)
+        assert loaded is not None
+        return snapshot_from_rows(*loaded)
+
+    async def _publish(self, change: Change, before: TableSnapshot, after: TableSnapshot) -> None:
+        channel = game_channel(after.id)
+        for message in change.steps:
+            await self.broker.publish(channel, message)
+        if change.lobby_event is not None:
+            await self.broker.publish(
+                LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after, previous=before)
+            )
+
+    def _remember(self, snapshot: TableSnapshot) -> None:
+        if snapshot.status.open:
+            self._cache[snapshot.id] = snapshot
+        else:
+            self._cache.pop(snapshot.id, None)
+
+    def forget(self, table_id: str) -> None:
+        """Drop a cached table (tests use it to force a reload from the database)."""
+        self._cache.pop(table_id, None)
+
+
+def _conflict() -> RuleError:
+    return RuleError(ErrorCode.CONFLICT, "the game moved on: reload and try again")
+
+
+def _row_values(table: TableSnapshot) -> dict[str, Any]:
+    return {
+        "version": table.version,
+        "name": table.name,
+        "host_id": table.host_id,
+        "visibility": table.visibility.value,
+        "join_policy": table.join_policy.value,
+        "spectating": table.spectating,
+        "status": table.status.value,
+        "game_state": (
+            json.dumps(game_to_data(table.game), separators=(",", ":"))
+            if table.game is not None
+            else None
+        ),
+    }
+
+
+def snapshot_from_rows(
+    table: TableRow, seats: list[SeatRow], names: dict[str, str]
+) -> TableSnapshot:
+    """A snapshot from stored rows."""
+    occupants: list[Occupant | None] = [None] * 4
+    for row in seats:
+        seat = next(s for s in SEATS if s.name == row.seat)
+        if row.player_id.startswith("bot:"):
+            occupants[seat] = Occupant.bot(seat)
+        else:
+            occupants[seat] = Occupant(row.player_id, names.get(row.player_id))
+    game = game_from_data(json.loads(table.game_state)) if table.game_state else None
+    return TableSnapshot(
+        id=table.id,
+        name=table.name,
+        host_id=table.host_id,
+        host_name=names.get(table.host_id, "?"),
+        visibility=Visibility(table.visibility),
+        join_policy=JoinPolicy(table.join_policy),
+        spectating=table.spectating,
+        status=TableStatus(table.status),
+        version=table.version,
+        occupants=tuple(occupants),
+        game=game,
+        created_at=table.created_at,
+        deal_seed=int(table.seed) if table.seed is not None else None,
+    )

@@ -1,0 +1,64 @@
+"""Settings, read from environment variables in this one place."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./spades.db"
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw is None or raw.strip() == "" else int(raw)
+
+
+def _str(name: str, default: str | None) -> str | None:
+    raw = os.environ.get(name)
+    return default if raw is None or raw.strip() == "" else raw.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Server settings. Every field has a sane default for the embedded setup."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    broker_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    bot_delay_ms: int = 0
+    token_ttl_days: int = 30
+    # argon2id cost; the defaults are argon2-cffi's (RFC 9106 low-memory profile).
+    argon2_time_cost: int = 3
+    argon2_memory_kib: int = 65536
+    allowed_origins: tuple[str, ...] = ("*",)
+    log_level: str = "info"
+    # Lets createTable take a deal seed (tests, duplicate tournaments); off for live play.
+    allow_seeded_tables: bool = False
+
+    def with_overrides(self, **changes: object) -> Settings:
+        """A copy with the non-None `changes` applied (command-line flags win over env)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})  # type: ignore[arg-type]
+
+
+def load_settings() -> Settings:
+    """Settings from the `SPADES_*` environment variables."""
+    base = Settings()
+    origins = _str("SPADES_ALLOWED_ORIGINS", None)
+    return Settings(
+        database_url=_str("SPADES_DATABASE_URL", base.database_url) or base.database_url,
+        broker_url=_str("SPADES_BROKER_URL", None),
+        host=_str("SPADES_HOST", base.host) or base.host,
+        port=_int("SPADES_PORT", base.port),
+        bot_delay_ms=_int("SPADES_BOT_DELAY_MS", base.bot_delay_ms),
+        token_ttl_days=_int("SPADES_TOKEN_TTL_DAYS", base.token_ttl_days),
+        argon2_time_cost=_int("SPADES_ARGON2_TIME_COST", base.argon2_time_cost),
+        argon2_memory_kib=_int("SPADES_ARGON2_MEMORY_KIB", base.argon2_memory_kib),
+        allowed_origins=(
+            tuple(o.strip() for o in origins.split(",") if o.strip())
+            if origins
+            else base.allowed_origins
+        ),
+        log_level=_str("SPADES_LOG_LEVEL", base.log_level) or base.log_level,
+        allow_seeded_tables=_str("SPADES_ALLOW_SEEDED_TABLES", "0") in ("1", "true", "yes"),
+    )

@@ -1,0 +1,98 @@
+"""The database: async engine, sessions, and write transactions that cannot interleave.
+
+SQLite allows one writer. Write transactions take a process-wide lock and
+start with `BEGIN IMMEDIATE`, so a transaction that reads then writes never
+fails with "database is locked"; WAL mode lets readers run meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlmodel import SQLModel
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from . import models  # noqa: F401  (registers the tables)
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class Database:
+    """An async engine plus the session helpers every repository uses."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        kwargs: dict[str, Any] = {}
+        if self.is_sqlite:
+            kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+        else:
+            kwargs.update(pool_size=20, max_overflow=20, pool_pre_ping=True)
+        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        if self.is_sqlite:
+            _configure_sqlite(self.engine)
+
+    async def create_all(self) -> None:
+        """Create any missing tables."""
+        async with self.engine.begin() as conn:
+            await conn.run_sync(SQLModel.metadata.create_all)
+
+    async def dispose(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        """A session for reads (no write lock; WAL readers see the last commit)."""
+        async with AsyncSession(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction, committed on success and rolled back on any error."""
+        if self._write_lock is None:
+            async with (
+                AsyncSession(self.engine, expire_on_commit=False) as session,
+                session.begin(),
+            ):
+                yield session
+            return
+        async with (
+            self._write_lock,
+            AsyncSession(self.engine, expire_on_commit=False) as session,
+        ):
+            await session.connection(execution_options={"sqlite_immediate": True})
+            try:
+                yield session
+                await session.commit()
+            except BaseException:
+                await session.rollback()
+                raise
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    sync_engine = engine.sync_engine
+
+    @event.listens_for(sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below issue BEGIN itself (pysqlite's own
+        # implicit BEGIN is always DEFERRED).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(sync_engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get("sqlite_immediate", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

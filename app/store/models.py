@@ -1,0 +1,99 @@
+"""SQLModel tables: players, tokens, tables, seats and each game's move log.
+
+Timestamps are epoch seconds (floats): the same on SQLite and PostgreSQL, and
+free of naive/aware datetime pitfalls. JSON goes in Text columns for the same
+portability.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def now() -> float:
+    """The current time as epoch seconds."""
+    return time.time()
+
+
+class PlayerRow(SQLModel, table=True):
+    """A signed-up player."""
+
+    __tablename__ = "players"
+
+    id: str = Field(primary_key=True, max_length=32)
+    username: str = Field(max_length=20)
+    username_key: str = Field(max_length=20, unique=True, index=True)  # lower-cased
+    password_hash: str
+    created_at: float = Field(default_factory=now)
+
+
+class TokenRow(SQLModel, table=True):
+    """A bearer token, stored as its SHA-256 so a leaked database holds no usable token."""
+
+    __tablename__ = "tokens"
+
+    token_hash: str = Field(primary_key=True, max_length=64)
+    player_id: str = Field(index=True, foreign_key="players.id", max_length=32)
+    created_at: float = Field(default_factory=now)
+    expires_at: float
+    revoked: bool = False
+
+
+class TableRow(SQLModel, table=True):
+    """A table and, once it started, the snapshot of its game.
+
+    `version` counts every change of the table's game (seats included) and is
+    the compare-and-swap guard of every write.
+    """
+
+    __tablename__ = "tables"
+
+    id: str = Field(primary_key=True, max_length=32)
+    name: str | None = Field(default=None, max_length=50)
+    host_id: str = Field(foreign_key="players.id", max_length=32)
+    visibility: str = Field(max_length=16)
+    join_policy: str = Field(max_length=16)
+    spectating: bool = True
+    status: str = Field(default="WAITING", max_length=16, index=True)
+    version: int = 0
+    seed: str | None = Field(default=None, max_length=100)  # explicit deal seed, if any
+    game_state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: float = Field(default_factory=now)
+    updated_at: float = Field(default_factory=now)
+
+
+class SeatRow(SQLModel, table=True):
+    """Who sits where. Bots carry `bot:<seat>` ids."""
+
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("table_id", "player_id", name="uq_seat_player"),)
+
+    table_id: str = Field(primary_key=True, foreign_key="tables.id", max_length=32)
+    seat: str = Field(primary_key=True, max_length=8)
+    player_id: str = Field(max_length=32, index=True)
+
+
+class MoveRow(SQLModel, table=True):
+    """The append-only move log: one row per accepted move (or seat change).
+
+    `seq` is the table version of the first change the move caused; a move
+    that caused several changes (a fourth card) spans `changes` versions.
+    """
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("table_id", "seq", name="uq_move_seq"),)
+
+    id: int | None = Field(
+        default=None,
+        sa_column=Column(
+            BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+        ),
+    )
+    table_id: str = Field(foreign_key="tables.id", max_length=32, index=True)
+    seq: int
+    changes: int
+    move: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: float = Field(default_factory=now)

@@ -1,0 +1,114 @@
+"""Table, seat and move-log reads and writes (inside a caller's session)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import delete, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from .models import MoveRow, PlayerRow, SeatRow, TableRow, now
+
+
+async def table_version(session: AsyncSession, table_id: str) -> int | None:
+    """The current version of a table, or None if there is no such table."""
+    result = await session.exec(select(TableRow.version).where(TableRow.id == table_id))
+    return result.first()
+
+
+async def load_table(
+    session: AsyncSession, table_id: str
+) -> tuple[TableRow, list[SeatRow], dict[str, str]] | None:
+    """A table row, its seats, and the usernames of its host and seated players."""
+    table = await session.get(TableRow, table_id)
+    if table is None:
+        return None
+    seats = list((await session.exec(select(SeatRow).where(SeatRow.table_id == table_id))).all())
+    names = await usernames(session, [table.host_id, *(s.player_id for s in seats)])
+    return table, seats, names
+
+
+async def load_tables(
+    session: AsyncSession, statuses: Sequence[str]
+) -> list[tuple[TableRow, list[SeatRow], dict[str, str]]]:
+    """Every table in one of `statuses`, with seats and usernames, oldest first."""
+    tables = list(
+        (
+            await session.exec(
+                select(TableRow)
+                .where(col(TableRow.status).in_(statuses))
+                .order_by(col(TableRow.created_at))
+            )
+        ).all()
+    )
+    if not tables:
+        return []
+    ids = [t.id for t in tables]
+    seats = (await session.exec(select(SeatRow).where(col(SeatRow.table_id).in_(ids)))).all()
+    by_table: dict[str, list[SeatRow]] = {i: [] for i in ids}
+    for seat in seats:
+        by_table[seat.table_id].append(seat)
+    names = await usernames(session, [t.host_id for t in tables] + [s.player_id for s in seats])
+    return [(t, by_table[t.id], names) for t in tables]
+
+
+async def usernames(session: AsyncSession, player_ids: Sequence[str]) -> dict[str, str]:
+    """Usernames by player id (bots and unknown ids are left out)."""
+    ids = sorted({p for p in player_ids if not p.startswith("bot:")})
+    if not ids:
+        return {}
+    result = await session.exec(
+        select(PlayerRow.id, PlayerRow.username).where(col(PlayerRow.id).in_(ids))
+    )
+    return dict(result.all())
+
+
+async def compare_and_set(
+    session: AsyncSession, table_id: str, expected_version: int, values: dict[str, Any]
+) -> bool:
+    """Update the table only if it is still at `expected_version`; False if it moved on."""
+    result = await session.exec(
+        update(TableRow)
+        .where(col(TableRow.id) == table_id, col(TableRow.version) == expected_version)
+        .values(updated_at=now(), **values)
+    )
+    return bool(result.rowcount == 1)
+
+
+async def replace_seats(session: AsyncSession, table_id: str, seats: dict[str, str | None]) -> None:
+    """Set the occupant of each named seat (None frees it)."""
+    for seat in seats:
+        await session.exec(
+            delete(SeatRow).where(col(SeatRow.table_id) == table_id, col(SeatRow.seat) == seat)
+        )
+    await session.flush()
+    for seat, player_id in seats.items():
+        if player_id is not None:
+            session.add(SeatRow(table_id=table_id, seat=seat, player_id=player_id))
+    await session.flush()
+
+
+def append_moves(
+    session: AsyncSession, table_id: str, moves: Sequence[tuple[int, int, dict[str, Any]]]
+) -> None:
+    """Append move-log rows (seq, changes, move); (table, seq) is unique."""
+    for seq, changes, move in moves:
+        session.add(
+            MoveRow(
+                table_id=table_id,
+                seq=seq,
+                changes=changes,
+                move=json.dumps(move, separators=(",", ":")),
+            )
+        )
+
+
+async def moves_of(session: AsyncSession, table_id: str) -> list[MoveRow]:
+    """The whole move log of a table, in order."""
+    result = await session.exec(
+        select(MoveRow).where(MoveRow.table_id == table_id).order_by(col(MoveRow.seq))
+    )
+    return list(result.all())
