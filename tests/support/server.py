@@ -1,0 +1,101 @@
+"""A real uvicorn server process on a free port with its own SQLite file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Cheap password hashing keeps sign-ups fast in tests; everything else is as in production.
+TEST_ENV = {
+    "SPADES_ARGON2_TIME_COST": "1",
+    "SPADES_ARGON2_MEMORY_KIB": "1024",
+    "SPADES_ALLOW_SEEDED_TABLES": "1",
+    "SPADES_LOG_LEVEL": "warning",
+}
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """`spades serve` in a subprocess. Can be stopped (even killed) and started again on
+    the same database."""
+
+    def __init__(self, database: Path, env: dict[str, str] | None = None) -> None:
+        self.database = database
+        self.database_url = f"sqlite+aiosqlite:///{database}"
+        self.port = free_port()
+        self.extra_env = env or {}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = database.with_suffix(".log")
+
+    @property
+    def http_url(self) -> str:
+        """The GraphQL endpoint over HTTP."""
+        return f"http://127.0.0.1:{self.port}/graphql"
+
+    @property
+    def ws_url(self) -> str:
+        """The GraphQL endpoint over WebSocket."""
+        return f"ws://127.0.0.1:{self.port}/graphql"
+
+    def start(self, timeout: float = 20.0) -> None:
+        """Start the server and wait until /healthz answers."""
+        env = {**os.environ, **TEST_ENV, **self.extra_env}
+        command = [
+            sys.executable,
+            "-c",
+            "from app.cli import main; main()",
+            "serve",
+            "--port",
+            str(self.port),
+            "--database-url",
+            self.database_url,
+        ]
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child process owns it
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError("server did not start in time")
+
+    def stop(self, kill: bool = False) -> None:
+        """Stop the server: gracefully (SIGTERM) or abruptly (SIGKILL)."""
+        if self.process is None:
+            return
+        self.process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self, kill: bool = False) -> None:
+        """Stop, then start a new process on the same database (and port)."""
+        self.stop(kill=kill)
+        self.start()
+
+    def logs(self) -> str:
+        """What the server printed."""
+        return self.log_path.read_text() if self.log_path.exists() else ""
