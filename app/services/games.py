@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 # Events after which the lobby's copy of a table (scores, phase) is stale.
 LOBBY_WORTHY = {"HAND_SCORED", "GAME_OVER"}
+MAX_BOT_FAILURES = 8
 
 
 def apply_move(table: TableSnapshot, move: Move) -> Change:
@@ -113,15 +114,24 @@ class BotDriver:
         self._tasks[table_id] = asyncio.create_task(self._run(table_id))
 
     async def _run(self, table_id: str) -> None:
+        failures = 0
         try:
             while True:
                 self._again.discard(table_id)
-                while await self._step(table_id):
-                    pass
+                try:
+                    while await self._step(table_id):
+                        failures = 0
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # a database hiccup must not stall the table for good
+                    failures += 1
+                    log.exception("bot move failed on table %s (attempt %d)", table_id, failures)
+                    if failures >= MAX_BOT_FAILURES:
+                        return
+                    await asyncio.sleep(min(5.0, 0.1 * 2**failures))
+                    self._again.add(table_id)
                 if table_id not in self._again:
                     return
-        except Exception:  # a bot must never take the server down; the next kick retries
-            log.exception("bot driver failed on table %s", table_id)
         finally:
             self._tasks.pop(table_id, None)
 

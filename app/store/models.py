@@ -97,3 +97,71 @@ class MoveRow(SQLModel, table=True):
     changes: int
     move: str = Field(sa_column=Column(Text, nullable=False))
     created_at: float = Field(default_factory=now)
+
+
+class FriendshipRow(SQLModel, table=True):
+    """A friendship, stored once per pair with `player_a < player_b`."""
+
+    __tablename__ = "friendships"
+
+    player_a: str = Field(primary_key=True, foreign_key="players.id", max_length=32)
+    player_b: str = Field(primary_key=True, foreign_key="players.id", max_length=32, index=True)
+    created_at: float = Field(default_factory=now)
+
+
+class FriendRequestRow(SQLModel, table=True):
+    """A pending friend request (deleted once answered)."""
+
+    __tablename__ = "friend_requests"
+    __table_args__ = (UniqueConstraint("from_id", "to_id", name="uq_friend_request_pair"),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    from_id: str = Field(foreign_key="players.id", max_length=32, index=True)
+    to_id: str = Field(foreign_key="players.id", max_length=32, index=True)
+    created_at: float = Field(default_factory=now)
+
+
+class BlockRow(SQLModel, table=True):
+    """`blocker_id` blocked `blocked_id`."""
+
+    __tablename__ = "blocks"
+
+    blocker_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32)
+    blocked_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32, index=True)
+    created_at: float = Field(default_factory=now)
+
+
+class InvitationRow(SQLModel, table=True):
+    """A pending invitation to sit at a table (deleted once declined, used or void)."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (UniqueConstraint("table_id", "to_id", name="uq_invitation_table_player"),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    table_id: str = Field(foreign_key="tables.id", max_length=32, index=True)
+    from_id: str = Field(foreign_key="players.id", max_length=32)
+    to_id: str = Field(foreign_key="players.id", max_length=32, index=True)
+    created_at: float = Field(default_factory=now)
+
+
+class TableLinkRow(SQLModel, table=True):
+    """The current join or spectator link code of a table, stored as its SHA-256."""
+
+    __tablename__ = "table_links"
+
+    table_id: str = Field(primary_key=True, foreign_key="tables.id", max_length=32)
+    kind: str = Field(primary_key=True, max_length=10)  # JOIN or SPECTATE
+    code_hash: str = Field(max_length=64, index=True)
+    created_at: float = Field(default_factory=now)
+
+
+class LinkGrantRow(SQLModel, table=True):
+    """A player who presented a link's code; valid while the link still has that code."""
+
+    __tablename__ = "link_grants"
+
+    table_id: str = Field(primary_key=True, foreign_key="tables.id", max_length=32)
+    player_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32, index=True)
+    kind: str = Field(primary_key=True, max_length=10)
+    code_hash: str = Field(max_length=64)
+    created_at: float = Field(default_factory=now)
