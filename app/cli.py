@@ -70,7 +70,17 @@ def _replay(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from app.api.server import serve
 
-    serve(host=args.host, port=args.port, database_url=args.database_url)
+    serve(host=args.host, port=args.port, database_url=args.database_url, workers=args.workers)
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from app.settings import load_settings
+    from app.store.migrate import upgrade
+
+    settings = load_settings().with_overrides(database_url=args.database_url)
+    upgrade(settings.database_url)
+    print(f"database at {settings.database_url} is up to date", file=sys.stderr)
     return 0
 
 
@@ -106,7 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--host", default=None)
     srv.add_argument("--port", type=int, default=None)
     srv.add_argument("--database-url", default=None)
+    srv.add_argument("--workers", type=int, default=1, help="server processes on one port")
     srv.set_defaults(run=_serve)
+
+    mig = commands.add_parser("migrate", help="apply pending database migrations")
+    mig.add_argument("--database-url", default=None)
+    mig.set_defaults(run=_migrate)
 
     sch = commands.add_parser("schema", help="print the GraphQL schema (SDL)")
     sch.add_argument("--out", default=None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncGenerator, Callable
 from typing import cast
 
@@ -21,6 +22,7 @@ from app.services.tables import LobbyFilter as ServiceLobbyFilter
 
 from .context import Context, require_player, require_viewer, services_of
 from .errors import translate_errors
+from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .tables import Table, message_view, viewer_game
 from .types import (
     AuthPayload,
@@ -145,6 +147,7 @@ async def _move(
     services = services_of(info)
     version = expected_version if isinstance(expected_version, int) else None
     after = await services.games.act(player, str(table_id), build, version)
+    MOVES.labels(type(build(RSeat.NORTH)).__name__).inc()
     return game_view(after, after.seat_of(player.id))
 
 
@@ -262,20 +265,26 @@ class CoreSubscription:
     ) -> AsyncGenerator[GameUpdate, None]:
         viewer = await require_viewer(info)
         after = since if isinstance(since, int) else None
-        async for message in services_of(info).streams.game_updates(viewer, str(table_id), after):
-            yield GameUpdate(
-                event=message.event,
-                seat=seat_type(message.seat),
-                view=message_view(message, viewer),
-            )
+        stream = services_of(info).streams.game_updates(viewer, str(table_id), after)
+        with SUBSCRIPTIONS.labels("game").track_inprogress():
+            async for message in stream:
+                update = GameUpdate(
+                    event=message.event,
+                    seat=seat_type(message.seat),
+                    view=message_view(message, viewer),
+                )
+                if message.committed_at:
+                    FANOUT.observe(max(0.0, time.time() - message.committed_at))
+                yield update
 
     @strawberry.subscription(description="lobby changes of tables the subscriber may see")
     @translate_errors
     async def lobby_updates(self, info: InfoT) -> AsyncGenerator[LobbyUpdate, None]:
         viewer = await require_viewer(info)
-        async for event, table_id, table in services_of(info).streams.lobby_updates(viewer):
-            yield LobbyUpdate(
-                event=event,
-                table_id=strawberry.ID(table_id),
-                table=Table.of(table, viewer) if table is not None else None,
-            )
+        with SUBSCRIPTIONS.labels("lobby").track_inprogress():
+            async for event, table_id, table in services_of(info).streams.lobby_updates(viewer):
+                yield LobbyUpdate(
+                    event=event,
+                    table_id=strawberry.ID(table_id),
+                    table=Table.of(table, viewer) if table is not None else None,
+                )

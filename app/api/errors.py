@@ -9,6 +9,8 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar, cast
 
 from graphql import GraphQLError
+from redis.exceptions import RedisError
+from sqlalchemy.exc import DBAPIError
 
 from app.rules.errors import ErrorCode, RuleError
 
@@ -24,8 +26,19 @@ def api_error(code: ErrorCode, message: str) -> GraphQLError:
     return GraphQLError(message, extensions={"code": code.value})
 
 
+UNAVAILABLE = "UNAVAILABLE"
+UNAVAILABLE_MESSAGE = "the service is briefly unavailable (database or broker): nothing changed"
+# Infrastructure failures: the request's transaction rolled back, so nothing changed.
+OUTAGES: tuple[type[BaseException], ...] = (DBAPIError, OSError, ConnectionError, RedisError)
+
+
 def _translate(exc: RuleError) -> GraphQLError:
     return api_error(exc.code, exc.message)
+
+
+def _outage(exc: BaseException) -> GraphQLError:
+    log.warning("request failed on an outage: %s", exc)
+    return GraphQLError(UNAVAILABLE_MESSAGE, extensions={"code": UNAVAILABLE})
 
 
 def translate_errors(func: F) -> F:
@@ -39,6 +52,8 @@ def translate_errors(func: F) -> F:
                     yield item
             except RuleError as exc:
                 raise _translate(exc) from None
+            except OUTAGES as exc:
+                raise _outage(exc) from None
 
         return cast(F, generator)
 
@@ -48,6 +63,8 @@ def translate_errors(func: F) -> F:
             return await cast(Callable[..., Awaitable[Any]], func)(*args, **kwargs)
         except RuleError as exc:
             raise _translate(exc) from None
+        except OUTAGES as exc:
+            raise _outage(exc) from None
 
     return cast(F, wrapper)
 

@@ -11,6 +11,7 @@ from strawberry.types import ExecutionContext
 
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
+from .metrics import MetricsExtension
 from .social import SocialMutation, SocialQuery, SocialSubscription
 
 MAX_DEPTH = 12
@@ -46,6 +47,7 @@ def build_schema() -> strawberry.Schema:
             lambda: ParserCache(maxsize=1024),
             lambda: ValidationCache(maxsize=1024),
             lambda: MaskErrors(should_mask_error=is_unexpected, error_message=INTERNAL_MESSAGE),
+            MetricsExtension,
         ],
     )
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 import uvicorn
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -22,6 +24,7 @@ from strawberry.types.unset import UnsetType
 
 from app.services.hub import Services
 from app.settings import Settings, load_settings
+from app.store.migrate import upgrade
 
 from .context import Context, bearer_token
 from .schema import schema
@@ -66,6 +69,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         allowed_origins=list(settings.allowed_origins),
     )
 
+    async def metrics(_request: Request) -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
     async def healthz(_request: Request) -> JSONResponse:
         database = "ok"
         try:
@@ -91,6 +97,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app = Starlette(
         routes=[
             Route("/healthz", healthz),
+            Route("/metrics", metrics),
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
         ],
@@ -109,15 +116,24 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
 
 def serve(
-    host: str | None = None, port: int | None = None, database_url: str | None = None
+    host: str | None = None,
+    port: int | None = None,
+    database_url: str | None = None,
+    workers: int = 1,
 ) -> None:
-    """Run the server with uvicorn (flags override the environment)."""
+    """Apply pending migrations, then run the server with uvicorn (flags override the
+    environment). With several workers, the processes share one port."""
     settings = load_settings().with_overrides(host=host, port=port, database_url=database_url)
     logging.basicConfig(level=settings.log_level.upper())
+    upgrade(settings.database_url)
+    # Workers read their settings from the environment: pass the flags on through it.
+    os.environ["SPADES_DATABASE_URL"] = settings.database_url
     uvicorn.run(
-        create_app(settings),
+        "app.api.server:create_app",
+        factory=True,
         host=settings.host,
         port=settings.port,
+        workers=max(1, workers),
         log_level=settings.log_level,
         ws_per_message_deflate=False,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 
 import strawberry
 from strawberry.types import Info
@@ -15,6 +15,7 @@ from app.services.tables import TableOptions
 from .context import Context, require_viewer, services_of
 from .core import player_type
 from .errors import translate_errors
+from .metrics import SUBSCRIPTIONS
 from .tables import Table
 from .types import JoinPolicy, Player, Visibility
 
@@ -226,19 +227,28 @@ class SocialSubscription:
     @translate_errors
     async def notifications(self, info: InfoT) -> AsyncGenerator[Notification, None]:
         viewer = await require_viewer(info)
-        async for notice in services_of(info).streams.notifications(viewer):
-            invitation = None
-            if notice.invitation is not None:
-                try:
-                    invitation = await _invitation(info, notice.invitation, viewer)
-                except RuleError:
-                    invitation = None
-            yield Notification(
-                event=notice.kind.value,
-                friend_request=(
-                    FriendRequest.of(notice.friend_request) if notice.friend_request else None
-                ),
-                invitation=invitation,
-                table_id=strawberry.ID(notice.table_id) if notice.table_id else None,
-                player=player_type(notice.other) if notice.other else None,
-            )
+        stream = services_of(info).streams.notifications(viewer)
+        with SUBSCRIPTIONS.labels("notifications").track_inprogress():
+            async for notification in _notifications(info, viewer, stream):
+                yield notification
+
+
+async def _notifications(
+    info: InfoT, viewer: svc.Viewer, stream: AsyncIterator[svc.Notice]
+) -> AsyncGenerator[Notification, None]:
+    async for notice in stream:
+        invitation = None
+        if notice.invitation is not None:
+            try:
+                invitation = await _invitation(info, notice.invitation, viewer)
+            except RuleError:
+                invitation = None
+        yield Notification(
+            event=notice.kind.value,
+            friend_request=(
+                FriendRequest.of(notice.friend_request) if notice.friend_request else None
+            ),
+            invitation=invitation,
+            table_id=strawberry.ID(notice.table_id) if notice.table_id else None,
+            player=player_type(notice.other) if notice.other else None,
+        )

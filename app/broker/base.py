@@ -9,13 +9,24 @@ Queues are bounded: a subscriber that falls too far behind is marked
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
 QUEUE_SIZE = 1024
+
+
+class _Resync:
+    """Queued to wake a subscriber that must resynchronise (overflow, reconnect)."""
+
+    def __repr__(self) -> str:
+        return "RESYNC"
+
+
+RESYNC: Any = _Resync()
 
 
 class Subscription(Generic[T]):
@@ -38,6 +49,12 @@ class Subscription(Generic[T]):
             self._queue.put_nowait(message)
         except asyncio.QueueFull:
             self.lagged = True
+
+    def resync(self) -> None:
+        """Tell the subscriber it may have missed messages (e.g. the broker reconnected)."""
+        self.lagged = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self._queue.put_nowait(RESYNC)
 
     async def get(self) -> T:
         """The next message, waiting for one."""
@@ -72,9 +89,9 @@ class Broker(ABC, Generic[T]):
         """Send `message` to every subscriber of `channel`."""
 
     @abstractmethod
-    def subscribe(self, *channels: str) -> Subscription[T]:
-        """A new subscription to one or more channels; it receives everything published on
-        them from now on, in publication order."""
+    async def subscribe(self, *channels: str) -> Subscription[T]:
+        """A new subscription to one or more channels; once this returns it receives
+        everything published on them, in publication order."""
 
     async def start(self) -> None:
         """Connect, where the backend needs it."""

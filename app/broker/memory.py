@@ -20,7 +20,7 @@ class MemoryBroker(Broker[T]):
         for subscription in tuple(self._channels.get(channel, ())):
             subscription.deliver(message)
 
-    def subscribe(self, *channels: str) -> Subscription[T]:
+    async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register a queue on `channels` at once."""
         subscription: Subscription[T] = Subscription(channels, self._remove)
         for channel in channels:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,7 +145,10 @@ class Ledger:
                         SeatRow(table_id=snapshot.id, seat=seat.name, player_id=occupant.player_id)
                     )
         self._remember(snapshot)
-        await self.broker.publish(LOBBY_CHANNEL, LobbyMessage("TABLE_CREATED", snapshot))
+        try:
+            await self.broker.publish(LOBBY_CHANNEL, LobbyMessage("TABLE_CREATED", snapshot))
+        except Exception:
+            log.warning("could not announce table %s", snapshot.id, exc_info=True)
 
     async def change(
         self, table_id: str, decide: Decision, expected_version: int | None = None
@@ -204,13 +208,20 @@ class Ledger:
         return snapshot_from_rows(*loaded)
 
     async def _publish(self, change: Change, before: TableSnapshot, after: TableSnapshot) -> None:
+        # The change is committed: a broker failure must not fail the request. Subscribers
+        # catch up from the database when the broker is back (they get RESYNC).
         channel = game_channel(after.id)
-        for message in change.steps:
-            await self.broker.publish(channel, message)
-        if change.lobby_event is not None:
-            await self.broker.publish(
-                LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after, previous=before)
-            )
+        committed_at = time.time()
+        try:
+            for message in change.steps:
+                message.committed_at = committed_at
+                await self.broker.publish(channel, message)
+            if change.lobby_event is not None:
+                await self.broker.publish(
+                    LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after, previous=before)
+                )
+        except Exception:
+            log.warning("could not publish the changes of table %s", after.id, exc_info=True)
 
     def _remember(self, snapshot: TableSnapshot) -> None:
         if snapshot.status.open:

@@ -123,6 +123,7 @@ class GameMessage:
     seat: Seat | None
     table: TableSnapshot
     views: dict[Any, Any] = field(default_factory=dict)
+    committed_at: float = 0.0  # when the change was committed (fan-out latency metric)
 
     @property
     def version(self) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import uuid
 from collections.abc import Iterable
@@ -37,6 +38,8 @@ from app.store.models import (
 
 from .auth import Player
 from .model import TableStatus
+
+log = logging.getLogger(__name__)
 
 
 class LinkKind(StrEnum):
@@ -138,8 +141,12 @@ class SocialService:
     # ------------------------------------------------------------------ notices
 
     async def notify(self, player_id: str, notice: Notice) -> None:
-        """Send `notice` to one player's live streams."""
-        await self.broker.publish(player_channel(player_id), notice)
+        """Send `notice` to one player's live streams (best effort: the change it reports
+        is already committed)."""
+        try:
+            await self.broker.publish(player_channel(player_id), notice)
+        except Exception:
+            log.warning("could not notify player %s", player_id, exc_info=True)
 
     async def notify_social_change(self, player_ids: Iterable[str]) -> None:
         """Tell these players' live lobby streams to re-route."""

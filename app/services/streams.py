@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from app.broker.base import Broker
+from app.broker.base import RESYNC, Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game, Phase
 from app.rules.seats import SEATS
@@ -50,7 +50,7 @@ class Streams:
         table, viewer = await self.tables.get_visible(viewer, table_id)
         self.check_viewer(viewer, table)
         # Subscribe before reading the current state: nothing published after it is lost.
-        with self.broker.subscribe(game_channel(table_id)) as subscription:
+        with await self.broker.subscribe(game_channel(table_id)) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
@@ -63,17 +63,34 @@ class Streams:
                     last = message.version
             while True:
                 message = await subscription.get()
-                if subscription.lagged or message.version > last + 1:
+                if message is RESYNC or subscription.lagged or message.version > last + 1:
+                    # Missed something (overflow, broker reconnect, out-of-order delivery
+                    # between processes): catch up from the database.
                     subscription.drain()
-                    current = await self.ledger.get(table_id)
-                    if current is None:
-                        return
-                    message = GameMessage(SNAPSHOT, None, current)
-                elif message.version <= last:
+                    async for caught_up in self._catch_up(viewer, table_id, last):
+                        yield caught_up
+                        last = caught_up.version
+                    continue
+                if message.version <= last:
                     continue
                 self.check_viewer(viewer, self.tables.visible(viewer, message.table))
                 yield message
                 last = message.version
+
+    async def _catch_up(
+        self, viewer: Viewer, table_id: str, last: int
+    ) -> AsyncIterator[GameMessage]:
+        """The updates after `last`, replayed from the move log, or else a SNAPSHOT."""
+        current = await self.ledger.get(table_id)
+        if current is None or current.version <= last:
+            return
+        self.check_viewer(viewer, self.tables.visible(viewer, current))
+        missed = await self._missed(current, last)
+        if missed is None:
+            yield GameMessage(SNAPSHOT, None, current)
+            return
+        for message in missed:
+            yield message
 
     async def _missed(self, table: TableSnapshot, since: int) -> list[GameMessage] | None:
         """The updates after `since` up to the table's version, rebuilt from the move log;
@@ -120,18 +137,24 @@ class Streams:
         (TABLE_REMOVED) when it finishes, closes or goes out of sight — including when the
         subscriber's friendships, blocks, invitations or links change."""
         channels = (LOBBY_CHANNEL, player_channel(viewer.id))
-        with self.broker.subscribe(*channels) as subscription:
-            visible = {t.id for t in await self.tables.lobby(viewer)}
+        with await self.broker.subscribe(*channels) as subscription:
+            visible = {t.id: t.version for t in await self.tables.lobby(viewer)}
             while True:
                 message = await subscription.get()
-                if isinstance(message, Notice):
+                if message is RESYNC or isinstance(message, Notice) or subscription.lagged:
+                    # The social graph changed, or messages may have been missed: re-route
+                    # every table from the database.
+                    subscription.drain()
                     viewer = await self.social.viewer(viewer.player)
                     now = {t.id: t for t in await self.tables.lobby(viewer)}
-                    for table_id in sorted(now.keys() - visible):
+                    for table_id in sorted(now.keys() - visible.keys()):
                         yield ("TABLE_CREATED", table_id, now[table_id])
-                    for table_id in sorted(visible - now.keys()):
+                    for table_id in sorted(visible.keys() - now.keys()):
                         yield ("TABLE_REMOVED", table_id, None)
-                    visible = set(now)
+                    for table_id in sorted(now.keys() & visible.keys()):
+                        if now[table_id].version != visible[table_id]:
+                            yield ("TABLE_UPDATED", table_id, now[table_id])
+                    visible = {t.id: t.version for t in now.values()}
                     continue
                 routed = _route(viewer, message, visible)
                 if routed is not None:
@@ -139,22 +162,24 @@ class Streams:
 
     async def notifications(self, viewer: Viewer) -> AsyncIterator[Notice]:
         """The subscriber's own notifications (internal notices left out)."""
-        with self.broker.subscribe(player_channel(viewer.id)) as subscription:
+        with await self.broker.subscribe(player_channel(viewer.id)) as subscription:
             while True:
-                notice: Notice = await subscription.get()
-                if notice.kind is not NoticeKind.SOCIAL_CHANGED:
+                notice = await subscription.get()
+                if isinstance(notice, Notice) and notice.kind is not NoticeKind.SOCIAL_CHANGED:
                     yield notice
 
 
-def _route(viewer: Viewer, message: LobbyMessage, visible: set[str]) -> LobbyEvent | None:
+def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> LobbyEvent | None:
     table = message.table
     now = table.status.open and can_see(table, relation(viewer, table))
-    before = table.id in visible
+    before = visible.get(table.id)
     if now:
-        visible.add(table.id)
-        return ("TABLE_UPDATED" if before else "TABLE_CREATED", table.id, table)
-    if before:
-        visible.discard(table.id)
+        if before is not None and before >= table.version:
+            return None  # already seen (a catch-up got there first)
+        visible[table.id] = table.version
+        return ("TABLE_UPDATED" if before is not None else "TABLE_CREATED", table.id, table)
+    if before is not None:
+        del visible[table.id]
         return ("TABLE_REMOVED", table.id, None)
     return None
 

@@ -1,0 +1,35 @@
+"""Prometheus metrics: requests, errors, active subscriptions, moves, fan-out latency."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from prometheus_client import Counter, Gauge, Histogram
+from strawberry.extensions import SchemaExtension
+
+REQUESTS = Counter("spades_graphql_operations_total", "GraphQL operations run", ["type"])
+ERRORS = Counter("spades_graphql_errors_total", "GraphQL errors answered", ["code"])
+SUBSCRIPTIONS = Gauge("spades_active_subscriptions", "Live subscriptions", ["kind"])
+MOVES = Counter("spades_moves_total", "Game moves applied by players", ["kind"])
+FANOUT = Histogram(
+    "spades_fanout_latency_seconds",
+    "From a change's commit to its delivery to a subscriber",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+
+
+class MetricsExtension(SchemaExtension):
+    """Counts operations by type and errors by code."""
+
+    def on_operation(self) -> Iterator[None]:
+        yield
+        context = self.execution_context
+        try:
+            kind = context.operation_type.value
+        except RuntimeError:  # the document did not parse or validate
+            kind = "invalid"
+        REQUESTS.labels(kind).inc()
+        result = context.result
+        for error in getattr(result, "errors", None) or ():
+            code = (error.extensions or {}).get("code", "GRAPHQL_VALIDATION")
+            ERRORS.labels(str(code)).inc()

@@ -1,0 +1,154 @@
+"""The broker messages as bytes, for brokers that cross process boundaries (Redis).
+
+Game messages carry the whole table snapshot, hidden cards included: they
+travel only between server processes and are projected per subscriber on
+arrival, never sent to a client as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.rules.seats import Seat
+from app.rules.serialize import game_from_data, game_to_data
+
+from .auth import Player
+from .model import (
+    GameMessage,
+    JoinPolicy,
+    LobbyMessage,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+)
+from .social import FriendRequest, Invitation, Notice, NoticeKind
+
+Message = GameMessage | LobbyMessage | Notice
+
+
+def encode(message: Message) -> bytes:
+    """A message as compact JSON bytes."""
+    if isinstance(message, GameMessage):
+        body: dict[str, Any] = {
+            "k": "game",
+            "event": message.event,
+            "seat": message.seat.name if message.seat is not None else None,
+            "table": _table(message.table),
+            "at": message.committed_at,
+        }
+    elif isinstance(message, LobbyMessage):
+        body = {"k": "lobby", "event": message.event, "table": _table(message.table)}
+    else:
+        body = {"k": "notice", **_notice(message)}
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def decode(data: bytes | str) -> Message:
+    """The message `encode` made."""
+    body = json.loads(data)
+    kind = body["k"]
+    if kind == "game":
+        seat = Seat[body["seat"]] if body["seat"] is not None else None
+        message = GameMessage(body["event"], seat, _untable(body["table"]))
+        message.committed_at = body.get("at") or 0.0
+        return message
+    if kind == "lobby":
+        return LobbyMessage(body["event"], _untable(body["table"]))
+    return _unnotice(body)
+
+
+def _player(p: Player | None) -> list[str] | None:
+    return [p.id, p.username] if p is not None else None
+
+
+def _unplayer(data: list[str] | None) -> Player | None:
+    return Player(data[0], data[1]) if data is not None else None
+
+
+def _some_player(data: list[str]) -> Player:
+    return Player(data[0], data[1])
+
+
+def _table(t: TableSnapshot) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "name": t.name,
+        "host": [t.host_id, t.host_name],
+        "visibility": t.visibility.value,
+        "joinPolicy": t.join_policy.value,
+        "spectating": t.spectating,
+        "status": t.status.value,
+        "version": t.version,
+        "occupants": [[o.player_id, o.username] if o is not None else None for o in t.occupants],
+        "game": game_to_data(t.game) if t.game is not None else None,
+        "createdAt": t.created_at,
+        "seed": str(t.deal_seed) if t.deal_seed is not None else None,
+    }
+
+
+def _untable(d: dict[str, Any]) -> TableSnapshot:
+    return TableSnapshot(
+        id=d["id"],
+        name=d["name"],
+        host_id=d["host"][0],
+        host_name=d["host"][1],
+        visibility=Visibility(d["visibility"]),
+        join_policy=JoinPolicy(d["joinPolicy"]),
+        spectating=d["spectating"],
+        status=TableStatus(d["status"]),
+        version=d["version"],
+        occupants=tuple(Occupant(o[0], o[1]) if o is not None else None for o in d["occupants"]),
+        game=game_from_data(d["game"]) if d["game"] is not None else None,
+        created_at=d["createdAt"],
+        deal_seed=int(d["seed"]) if d["seed"] is not None else None,
+    )
+
+
+def _notice(n: Notice) -> dict[str, Any]:
+    request = n.friend_request
+    invitation = n.invitation
+    return {
+        "kind": n.kind.value,
+        "request": (
+            [request.id, _player(request.sender), _player(request.recipient)] if request else None
+        ),
+        "invitation": (
+            [
+                invitation.id,
+                invitation.table_id,
+                _player(invitation.host),
+                _player(invitation.invitee),
+            ]
+            if invitation
+            else None
+        ),
+        "table": n.table_id,
+        "other": _player(n.other),
+    }
+
+
+def _unnotice(d: dict[str, Any]) -> Notice:
+    request = d["request"]
+    invitation = d["invitation"]
+    return Notice(
+        kind=NoticeKind(d["kind"]),
+        friend_request=(
+            FriendRequest(request[0], _some_player(request[1]), _some_player(request[2]))
+            if request
+            else None
+        ),
+        invitation=(
+            Invitation(
+                invitation[0],
+                invitation[1],
+                _some_player(invitation[2]),
+                _some_player(invitation[3]),
+            )
+            if invitation
+            else None
+        ),
+        table_id=d["table"],
+        other=_unplayer(d["other"]),
+    )
