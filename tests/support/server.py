@@ -34,10 +34,16 @@ class LiveServer:
     """`spades serve` in a subprocess. Can be stopped (even killed) and started again on
     the same database."""
 
-    def __init__(self, database: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        database: Path,
+        env: dict[str, str] | None = None,
+        database_url: str | None = None,
+        port: int | None = None,
+    ) -> None:
         self.database = database
-        self.database_url = f"sqlite+aiosqlite:///{database}"
-        self.port = free_port()
+        self.database_url = database_url or f"sqlite+aiosqlite:///{database}"
+        self.port = port or free_port()
         self.extra_env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = database.with_suffix(".log")
