@@ -13,6 +13,13 @@ def _int(name: str, default: int) -> int:
     return default if raw is None or raw.strip() == "" else int(raw)
 
 
+def _bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return raw.strip().lower() in ("1", "true", "yes", "on")
+
+
 def _str(name: str, default: str | None) -> str | None:
     raw = os.environ.get(name)
     return default if raw is None or raw.strip() == "" else raw.strip()
@@ -35,6 +42,18 @@ class Settings:
     log_level: str = "info"
     # Lets createTable take a deal seed (tests, duplicate tournaments); off for live play.
     allow_seeded_tables: bool = False
+    # Abuse limits (see SECURITY.md).
+    introspection: bool = True
+    rate_limits: bool = True
+    max_body_bytes: int = 65_536
+    max_ws_message_bytes: int = 65_536
+    max_query_depth: int = 12
+    max_query_tokens: int = 3_000
+    max_aliases: int = 30
+    max_query_cost: int = 50_000
+    max_batch: int = 10
+    ws_connections_per_player: int = 10
+    subscriptions_per_player: int = 50
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -60,5 +79,20 @@ def load_settings() -> Settings:
             else base.allowed_origins
         ),
         log_level=_str("SPADES_LOG_LEVEL", base.log_level) or base.log_level,
-        allow_seeded_tables=_str("SPADES_ALLOW_SEEDED_TABLES", "0") in ("1", "true", "yes"),
+        allow_seeded_tables=_bool("SPADES_ALLOW_SEEDED_TABLES", False),
+        introspection=_bool("SPADES_INTROSPECTION", base.introspection),
+        rate_limits=_bool("SPADES_RATE_LIMITS", base.rate_limits),
+        max_body_bytes=_int("SPADES_MAX_BODY_BYTES", base.max_body_bytes),
+        max_ws_message_bytes=_int("SPADES_MAX_WS_MESSAGE_BYTES", base.max_ws_message_bytes),
+        max_query_depth=_int("SPADES_MAX_QUERY_DEPTH", base.max_query_depth),
+        max_query_tokens=_int("SPADES_MAX_QUERY_TOKENS", base.max_query_tokens),
+        max_aliases=_int("SPADES_MAX_ALIASES", base.max_aliases),
+        max_query_cost=_int("SPADES_MAX_QUERY_COST", base.max_query_cost),
+        max_batch=_int("SPADES_MAX_BATCH", base.max_batch),
+        ws_connections_per_player=_int(
+            "SPADES_WS_CONNECTIONS_PER_PLAYER", base.ws_connections_per_player
+        ),
+        subscriptions_per_player=_int(
+            "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
+        ),
     )

@@ -6,13 +6,18 @@ signed-in player and the services only: no database session, no caches.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.types import Info
+
+if TYPE_CHECKING:
+    from .guards import Guards
 
 from app.rules.errors import ErrorCode, RuleError
 from app.services.auth import Player
@@ -28,6 +33,8 @@ class Context:
     request: Request | WebSocket
     response: Response | WebSocket | None
     player: Player | None = None
+    token: str | None = None
+    guards: Guards | None = None
     connection_params: dict[str, Any] | None = None
 
 
@@ -57,3 +64,21 @@ def require_player(info: Info[Context, None]) -> Player:
 async def require_viewer(info: Info[Context, None]) -> Viewer:
     """The signed-in caller with the social facts that decide table access."""
     return await info.context.services.social.viewer(require_player(info))
+
+
+def client_ip(info: Info[Context, None]) -> str:
+    """The caller's IP address (as the ASGI server saw it)."""
+    client = info.context.request.client
+    return client.host if client is not None else "unknown"
+
+
+@contextlib.contextmanager
+def subscription_slot(info: Info[Context, None]) -> Iterator[None]:
+    """Hold one of the caller's live-subscription slots for the life of a subscription."""
+    guards = info.context.guards
+    player = require_player(info)
+    if guards is None:
+        yield
+        return
+    with guards.subscription(player.id):
+        yield

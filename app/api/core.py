@@ -17,10 +17,18 @@ from app.rules.record import export_record
 from app.rules.seats import Seat as RSeat
 from app.services import model
 from app.services.auth import Player as AuthPlayer
+from app.services.limits import Rule
 from app.services.model import TableStatus
 from app.services.tables import LobbyFilter as ServiceLobbyFilter
 
-from .context import Context, require_player, require_viewer, services_of
+from .context import (
+    Context,
+    client_ip,
+    require_player,
+    require_viewer,
+    services_of,
+    subscription_slot,
+)
 from .errors import translate_errors
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .tables import Table, message_view, viewer_game
@@ -145,6 +153,7 @@ async def _move(
 ) -> GameView:
     player = require_player(info)
     services = services_of(info)
+    await services.limits.check(Rule.MOVE, player.id)
     version = expected_version if isinstance(expected_version, int) else None
     after = await services.games.act(player, str(table_id), build, version)
     MOVES.labels(type(build(RSeat.NORTH)).__name__).inc()
@@ -156,19 +165,32 @@ class CoreMutation:
     @strawberry.mutation
     @translate_errors
     async def sign_up(self, info: InfoT, username: str, password: str) -> AuthPayload:
-        token, player = await services_of(info).auth.sign_up(username, password)
+        services = services_of(info)
+        await services.limits.check(Rule.AUTH_IP, client_ip(info))
+        token, player = await services.auth.sign_up(username, password)
         return AuthPayload(token=token, player=player_type(player))
 
     @strawberry.mutation
     @translate_errors
     async def sign_in(self, info: InfoT, username: str, password: str) -> AuthPayload:
-        token, player = await services_of(info).auth.sign_in(username, password)
+        services = services_of(info)
+        await services.limits.check(Rule.AUTH_IP, client_ip(info))
+        await services.limits.check(Rule.SIGN_IN_USER, str(username).lower()[:40])
+        token, player = await services.auth.sign_in(username, password)
         return AuthPayload(token=token, player=player_type(player))
+
+    @strawberry.mutation(description="revoke the token of this request (its WebSockets close)")
+    @translate_errors
+    async def sign_out(self, info: InfoT) -> bool:
+        require_player(info)
+        token = info.context.token
+        return token is not None and await services_of(info).sign_out(token)
 
     @strawberry.mutation(description="the creator becomes host and sits NORTH")
     @translate_errors
     async def create_table(self, info: InfoT, input: CreateTableInput) -> Table:
         viewer = await require_viewer(info)
+        await services_of(info).limits.check(Rule.CREATE_TABLE, viewer.id)
         table = await services_of(info).tables.create(
             viewer,
             name=input.name or None,
@@ -266,7 +288,7 @@ class CoreSubscription:
         viewer = await require_viewer(info)
         after = since if isinstance(since, int) else None
         stream = services_of(info).streams.game_updates(viewer, str(table_id), after)
-        with SUBSCRIPTIONS.labels("game").track_inprogress():
+        with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
             async for message in stream:
                 update = GameUpdate(
                     event=message.event,
@@ -281,7 +303,7 @@ class CoreSubscription:
     @translate_errors
     async def lobby_updates(self, info: InfoT) -> AsyncGenerator[LobbyUpdate, None]:
         viewer = await require_viewer(info)
-        with SUBSCRIPTIONS.labels("lobby").track_inprogress():
+        with subscription_slot(info), SUBSCRIPTIONS.labels("lobby").track_inprogress():
             async for event, table_id, table in services_of(info).streams.lobby_updates(viewer):
                 yield LobbyUpdate(
                     event=event,

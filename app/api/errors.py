@@ -33,7 +33,11 @@ OUTAGES: tuple[type[BaseException], ...] = (DBAPIError, OSError, ConnectionError
 
 
 def _translate(exc: RuleError) -> GraphQLError:
-    return api_error(exc.code, exc.message)
+    error = api_error(exc.code, exc.message)
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None and error.extensions is not None:
+        error.extensions["retryAfter"] = retry_after  # seconds
+    return error
 
 
 def _outage(exc: BaseException) -> GraphQLError:

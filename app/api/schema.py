@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import AddValidationRules, MaskErrors, ParserCache, ValidationCache
-from strawberry.extensions.query_depth_limiter import create_validator
+from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
+from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from app.settings import Settings
+
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
+from .limits import limit_extensions
 from .metrics import MetricsExtension
 from .social import SocialMutation, SocialQuery, SocialSubscription
-
-MAX_DEPTH = 12
 
 Query = merge_types("Query", (CoreQuery, SocialQuery))
 Mutation = merge_types("Mutation", (CoreMutation, SocialMutation))
@@ -32,18 +33,17 @@ class SpadesSchema(strawberry.Schema):
                 log.error("unexpected error", exc_info=error.original_error)
 
 
-# Built once: a validator class made per request would defeat the validation cache.
-_DEPTH_RULE = create_validator(MAX_DEPTH, None)
-
-
-def build_schema() -> strawberry.Schema:
-    """The server's schema with its parser/validation caches, limits and error masking."""
+def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    """The server's schema with its parser/validation caches, limits, batching limit and
+    error masking."""
+    settings = settings or Settings()
     return SpadesSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
+        config=StrawberryConfig(batching_config={"max_operations": settings.max_batch}),
         extensions=[
-            lambda: AddValidationRules([_DEPTH_RULE]),
+            *limit_extensions(settings),
             lambda: ParserCache(maxsize=1024),
             lambda: ValidationCache(maxsize=1024),
             lambda: MaskErrors(should_mask_error=is_unexpected, error_message=INTERNAL_MESSAGE),

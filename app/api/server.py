@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -16,58 +17,141 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
-from strawberry.types.unset import UnsetType
+from strawberry.types.unset import UNSET, UnsetType
 
+from app.services.auth import hash_token
 from app.services.hub import Services
 from app.settings import Settings, load_settings
 from app.store.migrate import upgrade
 
 from .context import Context, bearer_token
-from .schema import schema
+from .guards import Connection, Guards
+from .schema import build_schema
 
 log = logging.getLogger("app.server")
 
+EXPIRY_SWEEP_SECONDS = 30
+
 
 class SpadesGraphQL(GraphQL[Context, None]):
-    """Strawberry's ASGI view with our auth for HTTP and WebSocket."""
+    """Strawberry's ASGI view with our auth for HTTP and WebSocket, and per-player caps."""
 
-    def __init__(self, services: Services, **kwargs: Any) -> None:
-        super().__init__(schema, **kwargs)
+    def __init__(self, services: Services, guards: Guards, **kwargs: Any) -> None:
+        super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
+        self.guards = guards
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket | None = None
     ) -> Context:
         token = bearer_token(request.headers.get("authorization"))
         player = await self.services.auth.authenticate(token) if token else None
-        return Context(services=self.services, request=request, response=response, player=player)
+        return Context(
+            services=self.services,
+            request=request,
+            response=response,
+            player=player,
+            token=token if player is not None else None,
+            guards=self.guards,
+        )
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params or {}
         raw = params.get("Authorization", params.get("authorization"))
-        if raw is None:
-            return await super().on_ws_connect(context)
-        token = bearer_token(raw)
-        player = await self.services.auth.authenticate(token) if token else None
-        if player is None:
-            raise ConnectionRejectionError({"message": "invalid or expired token"})
-        context.player = player
+        if raw is not None:
+            token = bearer_token(raw)
+            player = await self.services.auth.authenticate(token) if token else None
+            if player is None or token is None:
+                raise ConnectionRejectionError({"message": "invalid or expired token"})
+            context.player, context.token = player, token
+        if context.player is not None and context.token is not None:
+            expires = await self.services.auth.expiry(context.token)
+            connection = Connection(
+                socket=context.request,  # type: ignore[arg-type]
+                player_id=context.player.id,
+                token_hash=hash_token(context.token),
+                expires_at=expires or 0.0,
+            )
+            if not self.guards.open(connection):
+                raise ConnectionRejectionError({"message": "too many connections for this player"})
         return await super().on_ws_connect(context)
+
+    async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
+        """Forget a WebSocket's registration when its connection ends."""
+        try:
+            return await super().run(request, context, root_value)
+        finally:
+            if isinstance(request, WebSocket):
+                self.guards.close(request)
+
+
+class BodyLimit:
+    """Refuses HTTP request bodies over `max_bytes` with 413 (declared or streamed)."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await _too_large(self.max_bytes)(scope, receive, send)
+            return
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise _BodyTooLarge()
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _BodyTooLarge:
+            if not started:
+                await _too_large(self.max_bytes)(scope, receive, send)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def _too_large(max_bytes: int) -> JSONResponse:
+    return JSONResponse(
+        {"errors": [{"message": f"request body over {max_bytes} bytes"}]}, status_code=413
+    )
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
     """The whole server as an ASGI app."""
     settings = settings or load_settings()
     services = services or Services(settings)
+    guards = Guards(settings.ws_connections_per_player, settings.subscriptions_per_player)
     graphql = SpadesGraphQL(
         services,
+        guards,
         subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL],
         allowed_origins=list(settings.allowed_origins),
     )
+    services.revocation_handlers.append(guards.close_token)
 
     async def metrics(_request: Request) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
@@ -86,12 +170,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             status_code=200 if ok else 503,
         )
 
+    async def close_expired_forever() -> None:
+        while True:
+            await asyncio.sleep(EXPIRY_SWEEP_SECONDS)
+            await guards.close_expired()
+
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await services.start()
+        sweeper = asyncio.create_task(close_expired_forever())
         try:
             yield
         finally:
+            sweeper.cancel()
+            await asyncio.gather(sweeper, return_exceptions=True)
             await services.stop()
 
     app = Starlette(
@@ -102,12 +194,13 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             WebSocketRoute("/graphql", graphql),
         ],
         middleware=[
+            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),
                 allow_methods=["GET", "POST", "OPTIONS"],
                 allow_headers=["authorization", "content-type"],
-            )
+            ),
         ],
         lifespan=lifespan,
     )
@@ -136,4 +229,5 @@ def serve(
         workers=max(1, workers),
         log_level=settings.log_level,
         ws_per_message_deflate=False,
+        ws_max_size=settings.max_ws_message_bytes,
     )

@@ -10,9 +10,10 @@ from strawberry.types import Info
 from app.rules.errors import ErrorCode, RuleError
 from app.services import model
 from app.services import social as svc
+from app.services.limits import Rule
 from app.services.tables import TableOptions
 
-from .context import Context, require_viewer, services_of
+from .context import Context, require_viewer, services_of, subscription_slot
 from .core import player_type
 from .errors import translate_errors
 from .metrics import SUBSCRIPTIONS
@@ -116,6 +117,7 @@ class SocialMutation:
     @translate_errors
     async def send_friend_request(self, info: InfoT, username: str) -> FriendRequest:
         viewer = await require_viewer(info)
+        await services_of(info).limits.check(Rule.FRIEND_REQUEST, viewer.id)
         request = await services_of(info).social.send_friend_request(viewer.player, username)
         return FriendRequest.of(request)
 
@@ -154,6 +156,7 @@ class SocialMutation:
         viewer = await require_viewer(info)
         services = services_of(info)
         table = await services.tables.host_table(viewer, str(table_id), "invite players")
+        await services.limits.check(Rule.INVITATION, viewer.id)
         if table.status is not model.TableStatus.WAITING:
             raise RuleError(ErrorCode.WRONG_PHASE, "invitations are for tables still waiting")
         invitee = await services.auth.find_by_username(username)
@@ -228,7 +231,7 @@ class SocialSubscription:
     async def notifications(self, info: InfoT) -> AsyncGenerator[Notification, None]:
         viewer = await require_viewer(info)
         stream = services_of(info).streams.notifications(viewer)
-        with SUBSCRIPTIONS.labels("notifications").track_inprogress():
+        with subscription_slot(info), SUBSCRIPTIONS.labels("notifications").track_inprogress():
             async for notification in _notifications(info, viewer, stream):
                 yield notification
 

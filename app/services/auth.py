@@ -35,6 +35,13 @@ class Player:
     username: str
 
 
+@dataclass(frozen=True, slots=True)
+class TokenRevoked:
+    """Broker message: a token was revoked; every process drops it and closes its sockets."""
+
+    token_hash: str
+
+
 def hash_token(token: str) -> str:
     """Tokens are stored as SHA-256 digests: a leaked database holds no usable token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -141,6 +148,31 @@ class AuthService:
         if len(self._cache) > 100_000:
             self._cache.clear()
         return player
+
+    async def sign_out(self, token: str) -> bool:
+        """Revoke a token (at once in this process; other processes hear of it through the
+        broker and close that token's WebSockets)."""
+        digest = hash_token(token)
+        async with self.db.write() as session:
+            row = await session.get(TokenRow, digest)
+            if row is None:
+                return False
+            row.revoked = True
+            session.add(row)
+        self.forget(digest)
+        return True
+
+    def forget(self, token_hash: str) -> None:
+        """Drop a token from the authentication cache (it was revoked)."""
+        self._cache.pop(token_hash, None)
+
+    async def expiry(self, token: str) -> float | None:
+        """When a valid token expires (epoch seconds), or None if it is not valid."""
+        async with self.db.read() as session:
+            row = await session.get(TokenRow, hash_token(token))
+        if row is None or row.revoked or row.expires_at <= time.time():
+            return None
+        return row.expires_at
 
     async def usernames(self, player_ids: list[str]) -> dict[str, str]:
         """Usernames of the given player ids."""

@@ -6,18 +6,20 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from app.broker.base import Broker
+from app.broker.base import Broker, Subscription
 from app.broker.memory import MemoryBroker
 from app.settings import Settings
 from app.store.db import Database
 from app.store.migrate import upgrade
 
 from . import wire
-from .auth import AuthService
+from .auth import AuthService, TokenRevoked, hash_token
 from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
+from .limits import Limiter, MemoryLimiter, RedisLimiter
 from .social import SocialService
 from .streams import Streams
 from .tables import TableService
@@ -27,6 +29,14 @@ log = logging.getLogger(__name__)
 # How often each process looks for bot turns nobody is driving (a process died mid-turn).
 BOT_SWEEP_SECONDS = 1.0
 BOT_STALL_SECONDS = 1.5
+REVOCATIONS_CHANNEL = "tokens"
+
+
+def make_limiter(settings: Settings) -> Limiter:
+    """Rate limits shared through Redis when SPADES_BROKER_URL is set, else in memory."""
+    if settings.broker_url:
+        return RedisLimiter(settings.broker_url, enabled=settings.rate_limits)
+    return MemoryLimiter(enabled=settings.rate_limits)
 
 
 def make_broker(settings: Settings) -> Broker[Any]:
@@ -52,8 +62,12 @@ class Services:
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
         self.games = GameService(self.ledger, self.tables, self.social, self.bots)
         self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
+        self.limits: Limiter = make_limiter(settings)
         self._sweeper: asyncio.Task[None] | None = None
+        self._revocations: asyncio.Task[None] | None = None
         self._stalled: dict[str, tuple[int, float]] = {}
+        # Called with a token hash whenever a token is revoked in any process.
+        self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
 
     async def start(self) -> None:
         """Apply pending migrations, connect the broker, and resume bots that owe a move."""
@@ -63,15 +77,43 @@ class Services:
             if bot_to_move(table) is not None:
                 self.bots.kick(table.id)
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
+        self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            await asyncio.gather(self._sweeper, return_exceptions=True)
+        for task in (self._sweeper, self._revocations):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         await self.bots.stop()
         await self.broker.close()
         await self.db.dispose()
+
+    async def sign_out(self, token: str) -> bool:
+        """Revoke a token everywhere: this process at once, the others through the broker."""
+        revoked = await self.auth.sign_out(token)
+        if revoked:
+            message = TokenRevoked(hash_token(token))
+            try:
+                await self.broker.publish(REVOCATIONS_CHANNEL, message)
+            except Exception:
+                log.warning("could not broadcast a token revocation", exc_info=True)
+                await self._revoked(message.token_hash)
+        return revoked
+
+    async def _hear_revocations(self, subscription: Subscription[Any]) -> None:
+        with subscription:
+            while True:
+                message = await subscription.get()
+                if isinstance(message, TokenRevoked):
+                    await self._revoked(message.token_hash)
+
+    async def _revoked(self, token_hash: str) -> None:
+        self.auth.forget(token_hash)
+        for handler in self.revocation_handlers:
+            with contextlib.suppress(Exception):
+                await handler(token_hash)
 
     async def _sweep_forever(self) -> None:
         while True:

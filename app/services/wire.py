@@ -13,7 +13,7 @@ from typing import Any
 from app.rules.seats import Seat
 from app.rules.serialize import game_from_data, game_to_data
 
-from .auth import Player
+from .auth import Player, TokenRevoked
 from .model import (
     GameMessage,
     JoinPolicy,
@@ -25,7 +25,7 @@ from .model import (
 )
 from .social import FriendRequest, Invitation, Notice, NoticeKind
 
-Message = GameMessage | LobbyMessage | Notice
+Message = GameMessage | LobbyMessage | Notice | TokenRevoked
 
 
 def encode(message: Message) -> bytes:
@@ -40,6 +40,8 @@ def encode(message: Message) -> bytes:
         }
     elif isinstance(message, LobbyMessage):
         body = {"k": "lobby", "event": message.event, "table": _table(message.table)}
+    elif isinstance(message, TokenRevoked):
+        body = {"k": "revoked", "hash": message.token_hash}
     else:
         body = {"k": "notice", **_notice(message)}
     return json.dumps(body, separators=(",", ":")).encode()
@@ -56,6 +58,8 @@ def decode(data: bytes | str) -> Message:
         return message
     if kind == "lobby":
         return LobbyMessage(body["event"], _untable(body["table"]))
+    if kind == "revoked":
+        return TokenRevoked(body["hash"])
     return _unnotice(body)
 
 

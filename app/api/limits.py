@@ -1,0 +1,138 @@
+"""Query limits built once at schema creation: depth, cost, and what strawberry offers
+(aliases, tokens, introspection). A rule class made per request would defeat the
+validation cache, so each is created here, once per settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from graphql import (
+    ASTValidationRule,
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    OperationType,
+    SelectionSetNode,
+    ValidationRule,
+)
+from strawberry.extensions import (
+    AddValidationRules,
+    DisableIntrospection,
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    SchemaExtension,
+)
+from strawberry.extensions.query_depth_limiter import create_validator
+
+from app.settings import Settings
+
+# What a list field is assumed to return, for the cost estimate (lobby, hands, history).
+LIST_SIZE = 10
+
+
+def create_cost_rule(max_cost: int) -> type[ValidationRule]:
+    """A validation rule refusing operations whose estimated cost exceeds `max_cost`: every
+    field costs 1, and what is selected under a list counts LIST_SIZE times."""
+
+    class QueryCostRule(ValidationRule):
+        def enter_operation_definition(self, node: OperationDefinitionNode, *_: Any) -> None:
+            schema = self.context.schema
+            root = {
+                OperationType.QUERY: schema.query_type,
+                OperationType.MUTATION: schema.mutation_type,
+                OperationType.SUBSCRIPTION: schema.subscription_type,
+            }[node.operation]
+            fragments = {
+                d.name.value: d
+                for d in self.context.document.definitions
+                if isinstance(d, FragmentDefinitionNode)
+            }
+            if root is None:
+                return
+            cost = _selection_cost(node.selection_set, root, fragments, frozenset(), max_cost)
+            if cost > max_cost:
+                self.report_error(
+                    GraphQLError(
+                        f"the query is too expensive (estimated cost {cost}, limit {max_cost});"
+                        " select less or fewer nested lists",
+                        node,
+                    )
+                )
+
+    return QueryCostRule
+
+
+def _selection_cost(
+    selection_set: SelectionSetNode | None,
+    parent: GraphQLObjectType,
+    fragments: dict[str, FragmentDefinitionNode],
+    path: frozenset[str],
+    cap: int,
+) -> int:
+    if selection_set is None:
+        return 0
+    total = 0
+    for selection in selection_set.selections:
+        if isinstance(selection, FieldNode):
+            total += _field_cost(selection, parent, fragments, path, cap)
+        elif isinstance(selection, InlineFragmentNode):
+            total += _selection_cost(selection.selection_set, parent, fragments, path, cap)
+        elif isinstance(selection, FragmentSpreadNode):
+            name = selection.name.value
+            fragment = fragments.get(name)
+            if fragment is not None and name not in path:  # cycles are refused elsewhere
+                total += _selection_cost(
+                    fragment.selection_set, parent, fragments, path | {name}, cap
+                )
+        if total > cap:
+            return total
+    return total
+
+
+def _field_cost(
+    node: FieldNode,
+    parent: GraphQLObjectType,
+    fragments: dict[str, FragmentDefinitionNode],
+    path: frozenset[str],
+    cap: int,
+) -> int:
+    name = node.name.value
+    if name.startswith("__"):
+        return 1  # introspection is limited by depth and tokens instead
+    definition = getattr(parent, "fields", {}).get(name)
+    if definition is None:
+        return 1  # unknown fields are refused by the standard rules
+    field_type: Any = definition.type
+    factor = 1
+    while isinstance(field_type, GraphQLNonNull | GraphQLList):
+        if isinstance(field_type, GraphQLList):
+            factor *= LIST_SIZE
+        field_type = field_type.of_type
+    child_parent = field_type if isinstance(field_type, GraphQLObjectType) else parent
+    children = _selection_cost(node.selection_set, child_parent, fragments, path, cap)
+    return 1 + factor * children
+
+
+def limit_extensions(settings: Settings) -> list[Callable[[], SchemaExtension]]:
+    """Factories of the limiting extensions; the rule classes are shared by every request."""
+    rules: list[type[ASTValidationRule]] = [
+        create_validator(settings.max_query_depth, None),
+        create_cost_rule(settings.max_query_cost),
+    ]
+    extensions: list[Callable[[], SchemaExtension]] = [
+        lambda: AddValidationRules(rules),
+        lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
+    ]
+    aliases = MaxAliasesLimiter(max_alias_count=settings.max_aliases)
+    extensions.append(lambda: AddValidationRules(aliases.validation_rules))
+    if not settings.introspection:
+        introspection = DisableIntrospection()
+        extensions.append(lambda: AddValidationRules(introspection.validation_rules))
+    return extensions
