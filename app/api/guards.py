@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 from starlette.websockets import WebSocket
@@ -71,6 +71,13 @@ class Guards:
         """Close every connection signed in with this token."""
         doomed = [c for c in self._connections.values() if c.token_hash == token_hash]
         await self._close_all(doomed, reason)
+
+    async def close_invalid(self, valid: Callable[[list[str]], Awaitable[set[str]]]) -> None:
+        """Close connections whose token `valid` no longer accepts (revoked meanwhile)."""
+        held = sorted({c.token_hash for c in self._connections.values()})
+        still = await valid(held)
+        doomed = [c for c in self._connections.values() if c.token_hash not in still]
+        await self._close_all(doomed, "token revoked")
 
     async def close_expired(self) -> None:
         """Close connections whose token has expired."""

@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import uvicorn
+from cross_web import HTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -20,8 +21,14 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError
+from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
+from strawberry.http import GraphQLRequestData
+from strawberry.http.parse_content_type import parse_content_type
+from strawberry.http.types import HTTPMethod
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
 from app.services.auth import hash_token
@@ -81,6 +88,50 @@ class SpadesGraphQL(GraphQL[Context, None]):
                 raise ConnectionRejectionError({"message": "too many connections for this player"})
         return await super().on_ws_connect(context)
 
+    async def parse_http_body(self, request: Any) -> GraphQLRequestData | list[GraphQLRequestData]:
+        """Strawberry's parsing, after refusing JSON bodies of the wrong shape with 400 (a
+        body such as `5`, `null` or `[1]` would otherwise fail inside strawberry with a 500)."""
+        content_type, _ = parse_content_type(request.content_type or "")
+        if request.method == "POST" and "application/json" in content_type:
+            check_body_shape(self.parse_json(await request.get_body()))
+        return await super().parse_http_body(request)
+
+    async def execute_single(
+        self,
+        request: Any,
+        request_adapter: Any,
+        sub_response: Any,
+        context: Context,
+        root_value: Any,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        """One operation over plain HTTP: queries and mutations only. Strawberry would run a
+        subscription here as if it were a query and fail with an internal error; streamed
+        transports do not come this way."""
+        method: HTTPMethod = request_adapter.method
+        allowed = OperationType.from_http(method) - {OperationType.SUBSCRIPTION}
+        if method == "GET" and not self.allow_queries_via_get:
+            allowed -= {OperationType.QUERY}
+        try:
+            return await self.schema.execute(
+                request_data.query,
+                root_value=root_value,
+                variable_values=request_data.variables,
+                context_value=context,
+                operation_name=request_data.operation_name,
+                allowed_operation_types=allowed,
+                operation_extensions=request_data.extensions,
+            )
+        except InvalidOperationTypeError as exc:
+            reason = exc.as_http_error_reason(method)
+            if exc.operation_type is OperationType.SUBSCRIPTION:
+                reason = "subscriptions are served over WebSocket only"
+            raise HTTPException(400, reason) from exc
+        except CannotGetOperationTypeError as exc:
+            raise HTTPException(400, exc.as_http_error_reason()) from exc
+        except MissingQueryError as exc:
+            raise HTTPException(400, "No GraphQL query found in the request") from exc
+
     async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
         """Forget a WebSocket's registration when its connection ends."""
         try:
@@ -88,6 +139,51 @@ class SpadesGraphQL(GraphQL[Context, None]):
         finally:
             if isinstance(request, WebSocket):
                 self.guards.close(request)
+
+
+# What each member of a JSON request body may be, besides null.
+BODY_MEMBERS: dict[str, type] = {
+    "query": str,
+    "operationName": str,
+    "variables": dict,
+    "extensions": dict,
+}
+
+
+def check_body_shape(data: object) -> None:
+    """A GraphQL-over-HTTP body is an object, or (batching) an array of objects, whose
+    members have the right types; anything else is the client's error (400)."""
+    for item in data if isinstance(data, list) else [data]:
+        if not isinstance(item, dict):
+            raise HTTPException(400, "the body must be a JSON object or an array of objects")
+        for name, kind in BODY_MEMBERS.items():
+            value = item.get(name)
+            if value is not None and not isinstance(value, kind):
+                expected = "a string" if kind is str else "an object"
+                raise HTTPException(400, f"`{name}` must be {expected} or null")
+
+
+class RedactSecrets(logging.Filter):
+    """Keeps passwords and tokens out of uvicorn's log: request lines lose their query
+    strings (a signIn sent by GET is refused, but its URL was logged), and the WebSocket
+    library's dumps of frames and headers (debug level) are dropped, as they carry the
+    connection_init token and, for a signIn sent over a WebSocket, the password."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno <= logging.DEBUG and str(record.msg).startswith(("< ", "> ")):
+            return False
+        if isinstance(record.args, tuple):
+            record.args = tuple(_without_query(arg) for arg in record.args)
+        return True
+
+
+def _without_query(value: object) -> object:
+    if isinstance(value, str) and value.startswith("/") and "?" in value:
+        return value.split("?", 1)[0] + "?[redacted]"
+    return value
+
+
+REDACT_SECRETS = RedactSecrets()
 
 
 class BodyLimit:
@@ -144,6 +240,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     """The whole server as an ASGI app."""
     settings = settings or load_settings()
     services = services or Services(settings)
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logging.getLogger(name).addFilter(REDACT_SECRETS)  # once: addFilter dedupes
     guards = Guards(settings.ws_connections_per_player, settings.subscriptions_per_player)
     graphql = SpadesGraphQL(
         services,
@@ -152,6 +250,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         allowed_origins=list(settings.allowed_origins),
     )
     services.revocation_handlers.append(guards.close_token)
+
+    async def recheck_sockets() -> None:
+        await guards.close_invalid(services.auth.valid_digests)
+
+    services.recheck_handlers.append(recheck_sockets)
 
     async def metrics(_request: Request) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
@@ -205,6 +308,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         lifespan=lifespan,
     )
     app.state.services = services
+    app.state.guards = guards
     return app
 
 

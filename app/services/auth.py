@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from app.rules.errors import ErrorCode, RuleError
 from app.settings import Settings
@@ -165,6 +165,24 @@ class AuthService:
     def forget(self, token_hash: str) -> None:
         """Drop a token from the authentication cache (it was revoked)."""
         self._cache.pop(token_hash, None)
+
+    def forget_all(self) -> None:
+        """Empty the authentication cache (revocations may have been missed)."""
+        self._cache.clear()
+
+    async def valid_digests(self, token_hashes: list[str]) -> set[str]:
+        """Those of the given token digests whose token is neither revoked nor expired."""
+        if not token_hashes:
+            return set()
+        async with self.db.read() as session:
+            result = await session.exec(
+                select(TokenRow.token_hash).where(
+                    col(TokenRow.token_hash).in_(token_hashes),
+                    col(TokenRow.revoked).is_(False),
+                    col(TokenRow.expires_at) > time.time(),
+                )
+            )
+            return set(result.all())
 
     async def expiry(self, token: str) -> float | None:
         """When a valid token expires (epoch seconds), or None if it is not valid."""

@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from app.broker.base import Broker, Subscription
+from app.broker.base import RESYNC, Broker, Subscription
 from app.broker.memory import MemoryBroker
 from app.settings import Settings
 from app.store.db import Database
@@ -68,6 +68,9 @@ class Services:
         self._stalled: dict[str, tuple[int, float]] = {}
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
+        # Called when revocations may have been missed (the broker reconnected): each
+        # handler rechecks the tokens it holds against the database.
+        self.recheck_handlers: list[Callable[[], Awaitable[None]]] = []
 
     async def start(self) -> None:
         """Apply pending migrations, connect the broker, and resume bots that owe a move."""
@@ -108,6 +111,20 @@ class Services:
                 message = await subscription.get()
                 if isinstance(message, TokenRevoked):
                     await self._revoked(message.token_hash)
+                if message is RESYNC or subscription.lagged:
+                    # The broker reconnected (or the queue overflowed): a lagged subscription
+                    # drops everything until drained, and revocations published meanwhile
+                    # are lost. Take what is queued, then recheck every token held here.
+                    for queued in subscription.drain():
+                        if isinstance(queued, TokenRevoked):
+                            await self._revoked(queued.token_hash)
+                    await self._recheck_tokens()
+
+    async def _recheck_tokens(self) -> None:
+        self.auth.forget_all()
+        for handler in self.recheck_handlers:
+            with contextlib.suppress(Exception):
+                await handler()
 
     async def _revoked(self, token_hash: str) -> None:
         self.auth.forget(token_hash)
