@@ -29,6 +29,11 @@ class Context:
     response: Response | WebSocket | None
     player: Player | None = None
     connection_params: dict[str, Any] | None = None
+    # The infrastructure error that kept the caller's token (kept here) from being checked
+    # (database down): operations that need a signed-in caller answer it (as UNAVAILABLE),
+    # not UNAUTHENTICATED, until a check succeeds (a WebSocket outlives the outage).
+    auth_failure: BaseException | None = None
+    auth_token: str | None = None
 
 
 def bearer_token(value: object) -> str | None:
@@ -49,6 +54,8 @@ def services_of(info: Info[Context, None]) -> Services:
 def require_player(info: Info[Context, None]) -> Player:
     """The signed-in caller, or UNAUTHENTICATED."""
     player = info.context.player
+    if player is None and info.context.auth_failure is not None:
+        raise info.context.auth_failure
     if player is None:
         raise RuleError(ErrorCode.UNAUTHENTICATED, "sign in first")
     return player
@@ -56,4 +63,9 @@ def require_player(info: Info[Context, None]) -> Player:
 
 async def require_viewer(info: Info[Context, None]) -> Viewer:
     """The signed-in caller with the social facts that decide table access."""
-    return await info.context.services.social.viewer(require_player(info))
+    context = info.context
+    if context.player is None and context.auth_failure is not None:
+        # The token could not be checked when the connection began: check it now.
+        context.player = await context.services.auth.authenticate(context.auth_token)
+        context.auth_failure = None
+    return await context.services.social.viewer(require_player(info))

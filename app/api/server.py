@@ -22,11 +22,13 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types.unset import UnsetType
 
+from app.services.auth import Player
 from app.services.hub import Services
 from app.settings import Settings, load_settings
 from app.store.migrate import upgrade
 
 from .context import Context, bearer_token
+from .errors import OUTAGES
 from .schema import schema
 
 log = logging.getLogger("app.server")
@@ -43,8 +45,25 @@ class SpadesGraphQL(GraphQL[Context, None]):
         self, request: Request | WebSocket, response: Response | WebSocket | None = None
     ) -> Context:
         token = bearer_token(request.headers.get("authorization"))
-        player = await self.services.auth.authenticate(token) if token else None
-        return Context(services=self.services, request=request, response=response, player=player)
+        player, failure = await self._authenticate(token)
+        return Context(
+            services=self.services,
+            request=request,
+            response=response,
+            player=player,
+            auth_failure=failure,
+            auth_token=token if failure is not None else None,
+        )
+
+    async def _authenticate(self, token: str | None) -> tuple[Player | None, BaseException | None]:
+        """The token's player; on a database outage, no player and the outage (resolvers
+        that need the caller then answer UNAVAILABLE instead of a bare HTTP 500)."""
+        if not token:
+            return None, None
+        try:
+            return await self.services.auth.authenticate(token), None
+        except OUTAGES as exc:
+            return None, exc
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params or {}
@@ -52,10 +71,16 @@ class SpadesGraphQL(GraphQL[Context, None]):
         if raw is None:
             return await super().on_ws_connect(context)
         token = bearer_token(raw)
-        player = await self.services.auth.authenticate(token) if token else None
+        player, failure = await self._authenticate(token)
+        if failure is not None:
+            # Accept the connection: its operations answer UNAVAILABLE, not "forbidden".
+            context.auth_failure = failure
+            context.auth_token = token
+            return await super().on_ws_connect(context)
         if player is None:
             raise ConnectionRejectionError({"message": "invalid or expired token"})
         context.player = player
+        context.auth_failure = context.auth_token = None
         return await super().on_ws_connect(context)
 
 
