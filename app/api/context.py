@@ -17,6 +17,7 @@ from strawberry.types import Info
 from app.rules.errors import ErrorCode, RuleError
 from app.services.auth import Player
 from app.services.hub import Services
+from app.services.social import Viewer
 
 
 @dataclass
@@ -51,3 +52,8 @@ def require_player(info: Info[Context, None]) -> Player:
     if player is None:
         raise RuleError(ErrorCode.UNAUTHENTICATED, "sign in first")
     return player
+
+
+async def require_viewer(info: Info[Context, None]) -> Viewer:
+    """The signed-in caller with the social facts that decide table access."""
+    return await info.context.services.social.viewer(require_player(info))

@@ -19,10 +19,12 @@ QUEUE_SIZE = 1024
 
 
 class Subscription(Generic[T]):
-    """One subscriber's bounded queue on one channel."""
+    """One subscriber's bounded queue on one or more channels."""
 
-    def __init__(self, channel: str, on_close: Callable[[Subscription[T]], None]) -> None:
-        self.channel = channel
+    def __init__(
+        self, channels: tuple[str, ...], on_close: Callable[[Subscription[T]], None]
+    ) -> None:
+        self.channels = channels
         self.lagged = False
         self._queue: asyncio.Queue[T] = asyncio.Queue(QUEUE_SIZE)
         self._on_close = on_close
@@ -70,8 +72,9 @@ class Broker(ABC, Generic[T]):
         """Send `message` to every subscriber of `channel`."""
 
     @abstractmethod
-    def subscribe(self, channel: str) -> Subscription[T]:
-        """A new subscription; it receives everything published from now on."""
+    def subscribe(self, *channels: str) -> Subscription[T]:
+        """A new subscription to one or more channels; it receives everything published on
+        them from now on, in publication order."""
 
     async def start(self) -> None:
         """Connect, where the backend needs it."""

@@ -20,18 +20,20 @@ class MemoryBroker(Broker[T]):
         for subscription in tuple(self._channels.get(channel, ())):
             subscription.deliver(message)
 
-    def subscribe(self, channel: str) -> Subscription[T]:
-        """Register a queue on `channel` at once."""
-        subscription: Subscription[T] = Subscription(channel, self._remove)
-        self._channels.setdefault(channel, set()).add(subscription)
+    def subscribe(self, *channels: str) -> Subscription[T]:
+        """Register a queue on `channels` at once."""
+        subscription: Subscription[T] = Subscription(channels, self._remove)
+        for channel in channels:
+            self._channels.setdefault(channel, set()).add(subscription)
         return subscription
 
     def _remove(self, subscription: Subscription[T]) -> None:
-        subscribers = self._channels.get(subscription.channel)
-        if subscribers is not None:
-            subscribers.discard(subscription)
-            if not subscribers:
-                del self._channels[subscription.channel]
+        for channel in subscription.channels:
+            subscribers = self._channels.get(channel)
+            if subscribers is not None:
+                subscribers.discard(subscription)
+                if not subscribers:
+                    del self._channels[channel]
 
     def subscriber_count(self, channel: str) -> int:
         """How many subscriptions `channel` has (for tests and metrics)."""

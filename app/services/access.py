@@ -28,6 +28,7 @@ class Relation:
     invited: bool = False
     join_link: bool = False
     spectator_link: bool = False
+    blocked: bool = False  # the host and this player block one another
 
 
 def resolve_join_policy(visibility: Visibility, policy: JoinPolicy | None) -> JoinPolicy:
@@ -76,6 +77,8 @@ def can_see(table: TableSnapshot, rel: Relation) -> bool:
 
 def can_sit(table: TableSnapshot, rel: Relation) -> bool:
     """Whether this player may take a seat (given that it can see the table)."""
+    if rel.blocked:
+        return False
     if rel.invited or rel.join_link or rel.is_host:
         return True
     if table.join_policy is JoinPolicy.OPEN:

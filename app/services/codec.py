@@ -11,6 +11,9 @@ from app.rules.seats import Seat
 
 LogEntry = dict[str, Any]
 
+# Log entries that change the table, not the game (seats, options, host).
+TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host"})
+
 
 def move_entry(move: Move) -> LogEntry:
     """The log entry of an engine move."""
@@ -29,7 +32,7 @@ def move_entry(move: Move) -> LogEntry:
 def entry_move(entry: LogEntry) -> Move | None:
     """The engine move of a log entry; None for table entries (sit, leave, start)."""
     kind = entry["type"]
-    if kind in ("sit", "leave", "start"):
+    if kind in TABLE_ENTRIES:
         return None
     seat = Seat[entry["seat"]]
     if kind == "play":

@@ -17,7 +17,8 @@ from .auth import Player
 from .codec import move_entry
 from .ledger import Change, Ledger
 from .model import TableSnapshot, TableStatus
-from .tables import TableService
+from .social import SocialService
+from .tables import TableService, plausible_id
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +50,19 @@ def apply_move(table: TableSnapshot, move: Move) -> Change:
     return change
 
 
+class _NotSeated(Exception):
+    """The caller has no seat at the table (decided inside the transaction)."""
+
+
 class GameService:
     """Checks who may act, applies moves through the ledger, and wakes the bots."""
 
-    def __init__(self, ledger: Ledger, tables: TableService, bots: BotDriver) -> None:
+    def __init__(
+        self, ledger: Ledger, tables: TableService, social: SocialService, bots: BotDriver
+    ) -> None:
         self.ledger = ledger
         self.tables = tables
+        self.social = social
         self.bots = bots
 
     async def act(
@@ -64,17 +72,26 @@ class GameService:
         build: Callable[[Seat], Move],
         expected_version: int | None = None,
     ) -> TableSnapshot:
-        """Apply the move `build(seat)` for the caller's seat; returns the table after it."""
-        await self.tables.get_visible(player, table_id)
+        """Apply the move `build(seat)` for the caller's seat; returns the table after it.
+
+        A seated player needs no social lookups (the hot path); for anyone else the
+        answer is NOT_FOUND or FORBIDDEN, as the table's visibility decides.
+        """
+        if not plausible_id(table_id):
+            raise RuleError(ErrorCode.NOT_FOUND, "no such table")
 
         def decide(table: TableSnapshot) -> Change:
-            self.tables.visible(player, table)
             seat = table.seat_of(player.id)
             if seat is None:
-                raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves")
+                raise _NotSeated()
             return apply_move(table, build(seat))
 
-        _, after = await self.ledger.change(table_id, decide, expected_version)
+        try:
+            _, after = await self.ledger.change(table_id, decide, expected_version)
+        except _NotSeated:
+            viewer = await self.social.viewer(player)
+            self.tables.visible(viewer, await self.ledger.get(table_id))
+            raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves") from None
         self.bots.kick(table_id)
         return after
 

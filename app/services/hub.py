@@ -12,6 +12,7 @@ from app.store.db import Database
 from .auth import AuthService
 from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
+from .social import SocialService
 from .streams import Streams
 from .tables import TableService
 
@@ -25,10 +26,11 @@ class Services:
         self.broker: Broker[Any] = broker if broker is not None else MemoryBroker()
         self.auth = AuthService(self.db, settings)
         self.ledger = Ledger(self.db, self.broker)
-        self.tables = TableService(self.ledger, settings.allow_seeded_tables)
+        self.social = SocialService(self.db, self.broker)
+        self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
-        self.games = GameService(self.ledger, self.tables, self.bots)
-        self.streams = Streams(self.ledger, self.broker, self.tables)
+        self.games = GameService(self.ledger, self.tables, self.social, self.bots)
+        self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
 
     async def start(self) -> None:
         """Create missing tables, connect the broker, and resume bots that owe a move."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
@@ -51,6 +53,8 @@ class Change:
     steps: list[GameMessage] = field(default_factory=list)
     log: list[tuple[int, int, LogEntry]] = field(default_factory=list)
     lobby_event: str | None = None
+    # Further writes to make in the same transaction (e.g. dropping an invitation).
+    effects: list[Callable[[AsyncSession], Awaitable[None]]] = field(default_factory=list)
 
     def add(self, event: str, table: TableSnapshot, seat: Any = None) -> None:
         """Record one change; `table` must already carry the next version."""
@@ -183,6 +187,8 @@ class Ledger:
             if seat_changes:
                 await repo.replace_seats(session, table_id, seat_changes)
             repo.append_moves(session, table_id, change.log)
+            for effect in change.effects:
+                await effect(session)
         self._remember(after)
         return change, before, after
 

@@ -1,4 +1,4 @@
-"""Live streams: a table's game updates (with catch-up by `since`) and the lobby."""
+"""Live streams: a table's game updates (with catch-up by `since`), the lobby, notices."""
 
 from __future__ import annotations
 
@@ -12,38 +12,46 @@ from app.rules.seats import SEATS
 from app.store import tables as repo
 
 from .access import can_see, can_watch
-from .auth import Player
 from .codec import entry_move
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
 from .model import GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
-from .tables import TableService
+from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
+from .tables import TableService, relation
 
 SNAPSHOT = "SNAPSHOT"
+
+LobbyEvent = tuple[str, str, TableSnapshot | None]
 
 
 class Streams:
     """Subscriptions, each projected later for its own subscriber by the API layer."""
 
-    def __init__(self, ledger: Ledger, broker: Broker[Any], tables: TableService) -> None:
+    def __init__(
+        self, ledger: Ledger, broker: Broker[Any], tables: TableService, social: SocialService
+    ) -> None:
         self.ledger = ledger
         self.broker = broker
         self.tables = tables
+        self.social = social
 
-    def check_viewer(self, player: Player, table: TableSnapshot) -> None:
+    def check_viewer(self, viewer: Viewer, table: TableSnapshot) -> None:
         """A seated player, or a spectator where spectating is on; else FORBIDDEN."""
-        rel = self.tables.relation(player, table)
+        rel = relation(viewer, table)
         if not rel.seated and not can_watch(table, rel):
             raise RuleError(ErrorCode.FORBIDDEN, "spectating is off at this table")
 
     async def game_updates(
-        self, player: Player, table_id: str, since: int | None
+        self, viewer: Viewer, table_id: str, since: int | None
     ) -> AsyncIterator[GameMessage]:
-        """Every change of the table's game in order, after a SNAPSHOT or the missed updates."""
-        table = await self.tables.get_visible(player, table_id)
-        self.check_viewer(player, table)
+        """Every change of the table's game in order, after a SNAPSHOT or the missed updates.
+
+        The stream ends with FORBIDDEN if the subscriber loses the right to watch (the host
+        turned spectating off, or the table became invisible to them)."""
+        table, viewer = await self.tables.get_visible(viewer, table_id)
+        self.check_viewer(viewer, table)
         # Subscribe before reading the current state: nothing published after it is lost.
         with self.broker.subscribe(game_channel(table_id)) as subscription:
-            table = self.tables.visible(player, await self.ledger.get(table_id))
+            table = self.tables.visible(viewer, await self.ledger.get(table_id))
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
                 yield GameMessage(SNAPSHOT, None, table)
@@ -60,11 +68,10 @@ class Streams:
                     current = await self.ledger.get(table_id)
                     if current is None:
                         return
-                    yield GameMessage(SNAPSHOT, None, current)
-                    last = current.version
+                    message = GameMessage(SNAPSHOT, None, current)
+                elif message.version <= last:
                     continue
-                if message.version <= last:
-                    continue
+                self.check_viewer(viewer, self.tables.visible(viewer, message.table))
                 yield message
                 last = message.version
 
@@ -94,17 +101,9 @@ class Streams:
                 continue
             for offset, step in enumerate(game.apply_steps(move)):
                 version = seq + offset
-                if version > since and version <= table.version:
-                    out.append(
-                        _replayed(
-                            table,
-                            step.event.kind.value,
-                            step.event.seat,
-                            step.state,
-                            version,
-                            names,
-                        )
-                    )
+                if since < version <= table.version:
+                    event = step.event.kind.value
+                    out.append(_replayed(table, event, step.event.seat, step.state, version, names))
         return out
 
     async def _names(self, players: list[str], table: TableSnapshot) -> dict[str, str]:
@@ -115,33 +114,49 @@ class Streams:
                 names.update(await repo.usernames(session, missing))
         return names
 
-    async def lobby_updates(self, player: Player) -> AsyncIterator[tuple[str, TableSnapshot]]:
-        """Lobby changes of tables `player` may see: appearing, changing, disappearing."""
-        with self.broker.subscribe(LOBBY_CHANNEL) as subscription:
+    async def lobby_updates(self, viewer: Viewer) -> AsyncIterator[LobbyEvent]:
+        """Lobby changes of tables the subscriber may see: a table appears (TABLE_CREATED)
+        when it is created or comes into sight, changes (TABLE_UPDATED), or disappears
+        (TABLE_REMOVED) when it finishes, closes or goes out of sight — including when the
+        subscriber's friendships, blocks, invitations or links change."""
+        channels = (LOBBY_CHANNEL, player_channel(viewer.id))
+        with self.broker.subscribe(*channels) as subscription:
+            visible = {t.id for t in await self.tables.lobby(viewer)}
             while True:
-                message: LobbyMessage = await subscription.get()
-                routed = self._route(player, message)
+                message = await subscription.get()
+                if isinstance(message, Notice):
+                    viewer = await self.social.viewer(viewer.player)
+                    now = {t.id: t for t in await self.tables.lobby(viewer)}
+                    for table_id in sorted(now.keys() - visible):
+                        yield ("TABLE_CREATED", table_id, now[table_id])
+                    for table_id in sorted(visible - now.keys()):
+                        yield ("TABLE_REMOVED", table_id, None)
+                    visible = set(now)
+                    continue
+                routed = _route(viewer, message, visible)
                 if routed is not None:
                     yield routed
 
-    def _route(self, player: Player, message: LobbyMessage) -> tuple[str, TableSnapshot] | None:
-        table = message.table
-        now = table.status.open and can_see(table, self.tables.relation(player, table))
-        before_table = message.previous
-        before = (
-            before_table is not None
-            and before_table.status.open
-            and can_see(before_table, self.tables.relation(player, before_table))
-        )
-        if message.event == "TABLE_CREATED":
-            return ("TABLE_CREATED", table) if now else None
-        if now and before:
-            return ("TABLE_UPDATED", table)
-        if now:
-            return ("TABLE_CREATED", table)
-        if before:
-            return ("TABLE_REMOVED", table)
-        return None
+    async def notifications(self, viewer: Viewer) -> AsyncIterator[Notice]:
+        """The subscriber's own notifications (internal notices left out)."""
+        with self.broker.subscribe(player_channel(viewer.id)) as subscription:
+            while True:
+                notice: Notice = await subscription.get()
+                if notice.kind is not NoticeKind.SOCIAL_CHANGED:
+                    yield notice
+
+
+def _route(viewer: Viewer, message: LobbyMessage, visible: set[str]) -> LobbyEvent | None:
+    table = message.table
+    now = table.status.open and can_see(table, relation(viewer, table))
+    before = table.id in visible
+    if now:
+        visible.add(table.id)
+        return ("TABLE_UPDATED" if before else "TABLE_CREATED", table.id, table)
+    if before:
+        visible.discard(table.id)
+        return ("TABLE_REMOVED", table.id, None)
+    return None
 
 
 def _replayed(
@@ -159,6 +174,5 @@ def _replayed(
         for s in SEATS
     )
     status = TableStatus.FINISHED if game.phase is Phase.GAME_OVER else TableStatus.PLAYING
-    return GameMessage(
-        event, seat, table.evolve(game=game, version=version, occupants=occupants, status=status)
-    )
+    replayed = table.evolve(game=game, version=version, occupants=occupants, status=status)
+    return GameMessage(event, seat, replayed)

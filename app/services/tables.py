@@ -1,18 +1,69 @@
-"""Tables and seating: create, list, look up, sit, add bots, leave."""
+"""Tables and seating: create, list, look up, sit, add bots, leave, and host powers."""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.rules.moves import EventKind, ReplacePlayer
 from app.rules.seats import SEATS, Seat
 
-from .access import Relation, can_see, can_sit, clean_name, resolve_join_policy
-from .auth import Player
+from .access import (
+    ALLOWED_POLICIES,
+    Relation,
+    can_see,
+    can_sit,
+    can_watch,
+    clean_name,
+    policy_after_visibility_change,
+    resolve_join_policy,
+)
+from .codec import move_entry
 from .ledger import Change, Ledger
 from .model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility, now_ts
+from .social import LinkKind, Notice, NoticeKind, SocialService, Viewer
+
+
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """The options a host may change before the game starts; None leaves one as it is."""
+
+    name: str | None = None
+    clear_name: bool = False
+    visibility: Visibility | None = None
+    join_policy: JoinPolicy | None = None
+    spectating: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyFilter:
+    """Optional lobby filters."""
+
+    open_seats_only: bool = False
+    name_contains: str | None = None
+
+    def accepts(self, table: TableSnapshot) -> bool:
+        """Whether `table` passes the filter."""
+        if self.open_seats_only and (table.full or table.status is not TableStatus.WAITING):
+            return False
+        if self.name_contains:
+            return self.name_contains.casefold() in (table.name or "").casefold()
+        return True
+
+
+def relation(viewer: Viewer, table: TableSnapshot) -> Relation:
+    """How the viewer stands to the table."""
+    return Relation(
+        is_host=table.host_id == viewer.id,
+        seated=table.seat_of(viewer.id) is not None,
+        friend_of_host=table.host_id in viewer.friends,
+        invited=table.id in viewer.invited and table.status is TableStatus.WAITING,
+        join_link=table.id in viewer.join_links,
+        spectator_link=table.id in viewer.spectator_links,
+        blocked=table.host_id in viewer.blocks,
+    )
 
 
 def _start_entry(game: Game) -> dict[str, object]:
@@ -27,41 +78,46 @@ def _start_entry(game: Game) -> dict[str, object]:
 class TableService:
     """Table lifecycle and the access checks that guard it."""
 
-    def __init__(self, ledger: Ledger, allow_seeded_tables: bool = False) -> None:
+    def __init__(
+        self, ledger: Ledger, social: SocialService, allow_seeded_tables: bool = False
+    ) -> None:
         self.ledger = ledger
+        self.social = social
         self.allow_seeded_tables = allow_seeded_tables
 
     # ------------------------------------------------------------------ access
 
-    def relation(self, player: Player, table: TableSnapshot) -> Relation:
-        """How `player` stands to `table` (friends and links come with the social layer)."""
-        return Relation(
-            is_host=table.host_id == player.id,
-            seated=table.seat_of(player.id) is not None,
-        )
-
-    def visible(self, player: Player, table: TableSnapshot | None) -> TableSnapshot:
-        """The table if `player` may see it; NOT_FOUND otherwise (existence not revealed)."""
-        if table is None or not can_see(table, self.relation(player, table)):
+    def visible(self, viewer: Viewer, table: TableSnapshot | None) -> TableSnapshot:
+        """The table if the viewer may see it; NOT_FOUND otherwise (existence not revealed)."""
+        if table is None or not can_see(table, relation(viewer, table)):
             raise RuleError(ErrorCode.NOT_FOUND, "no such table")
         return table
 
-    async def get_visible(self, player: Player, table_id: str) -> TableSnapshot:
-        """Look a table up for `player`, NOT_FOUND when unknown or not visible."""
-        if not _plausible_id(table_id):
+    async def get_visible(
+        self, viewer: Viewer, table_id: str, code: str | None = None
+    ) -> tuple[TableSnapshot, Viewer]:
+        """Look a table up, NOT_FOUND when unknown or not visible. A link `code` is
+        redeemed first; the returned viewer reflects it."""
+        if not plausible_id(table_id):
             raise RuleError(ErrorCode.NOT_FOUND, "no such table")
-        return self.visible(player, await self.ledger.get(table_id))
+        table = await self.ledger.get(table_id)
+        if table is not None and code:
+            kind = await self.social.redeem(viewer.player, table_id, code)
+            if kind is not None:
+                viewer = await self.social.viewer(viewer.player)
+        return self.visible(viewer, table), viewer
 
-    async def lobby(self, player: Player) -> list[TableSnapshot]:
-        """Open tables `player` may see, oldest first."""
+    async def lobby(self, viewer: Viewer, filter: LobbyFilter | None = None) -> list[TableSnapshot]:
+        """Open tables the viewer may see, oldest first."""
         tables = await self.ledger.open_tables()
-        return [t for t in tables if can_see(t, self.relation(player, t))]
+        wanted = filter or LobbyFilter()
+        return [t for t in tables if can_see(t, relation(viewer, t)) and wanted.accepts(t)]
 
     # ------------------------------------------------------------------ commands
 
     async def create(
         self,
-        host: Player,
+        host: Viewer,
         name: str | None,
         visibility: Visibility,
         join_policy: JoinPolicy | None,
@@ -71,17 +127,18 @@ class TableService:
         """A new table; the creator is host and sits NORTH."""
         if seed is not None and not self.allow_seeded_tables:
             raise RuleError(ErrorCode.FORBIDDEN, "seeded tables are not enabled on this server")
+        player = host.player
         table = TableSnapshot(
             id=uuid.uuid4().hex,
             name=clean_name(name),
-            host_id=host.id,
-            host_name=host.username,
+            host_id=player.id,
+            host_name=player.username,
             visibility=visibility,
             join_policy=resolve_join_policy(visibility, join_policy),
             spectating=spectating,
             status=TableStatus.WAITING,
             version=0,
-            occupants=(Occupant(host.id, host.username), None, None, None),
+            occupants=(Occupant(player.id, player.username), None, None, None),
             game=None,
             created_at=now_ts(),
             deal_seed=seed,
@@ -89,49 +146,69 @@ class TableService:
         await self.ledger.create(table)
         return table
 
-    async def join(self, player: Player, table_id: str, seat: Seat) -> TableSnapshot:
-        """Sit `player` at `seat`; the fourth seat filled starts the game."""
-        await self.get_visible(player, table_id)
+    async def join(
+        self, viewer: Viewer, table_id: str, seat: Seat, code: str | None = None
+    ) -> TableSnapshot:
+        """Sit at `seat`; the fourth seat filled starts the game. A join link's code or an
+        invitation lets the player sit whatever the join policy."""
+        _, viewer = await self.get_visible(viewer, table_id, code)
+        player = viewer.player
 
         def decide(table: TableSnapshot) -> Change:
-            self.visible(player, table)
-            if not can_sit(table, self.relation(player, table)):
+            self.visible(viewer, table)
+            # A seated player is told so, whatever the join policy would say to them now.
+            if table.seat_of(player.id) is not None:
+                raise RuleError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
+            if not can_sit(table, relation(viewer, table)):
                 raise RuleError(
                     ErrorCode.FORBIDDEN, "this table's join policy does not let you sit"
                 )
-            if table.seat_of(player.id) is not None:
-                raise RuleError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
             _require_waiting(table)
-            return _sit(table, seat, Occupant(player.id, player.username))
+            change = _sit(table, seat, Occupant(player.id, player.username))
+            change.effects.append(
+                lambda session: self.social.drop_invitation(session, table_id, player.id)
+            )
+            return change
 
         _, after = await self.ledger.change(table_id, decide)
+        if table_id in viewer.invited:
+            # The invitation is used up: the player's live lobby must stop counting on it.
+            await self.social.notify_social_change([player.id])
         return after
 
-    async def add_bot(self, player: Player, table_id: str, seat: Seat) -> TableSnapshot:
+    async def watch(self, viewer: Viewer, table_id: str, code: str | None = None) -> TableSnapshot:
+        """Become a spectator: the table must allow spectating and be visible to the caller
+        (a spectator link's code makes it visible)."""
+        table, viewer = await self.get_visible(viewer, table_id, code)
+        if table.seat_of(viewer.id) is not None:
+            raise RuleError(ErrorCode.ALREADY_SEATED, "you sit at this table: you play, not watch")
+        if not can_watch(table, relation(viewer, table)):
+            raise RuleError(ErrorCode.FORBIDDEN, "spectating is off at this table")
+        return table
+
+    async def add_bot(self, viewer: Viewer, table_id: str, seat: Seat) -> TableSnapshot:
         """Host only, before the game starts: a bot takes an empty seat."""
-        await self.get_visible(player, table_id)
+        await self.get_visible(viewer, table_id)
 
         def decide(table: TableSnapshot) -> Change:
-            self.visible(player, table)
-            if table.host_id != player.id:
-                raise RuleError(ErrorCode.FORBIDDEN, "only the host can add bots")
+            self._require_host(viewer, table, "add bots")
             _require_waiting(table)
             return _sit(table, seat, Occupant.bot(seat))
 
         _, after = await self.ledger.change(table_id, decide)
         return after
 
-    async def leave(self, player: Player, table_id: str) -> TableSnapshot:
+    async def leave(self, viewer: Viewer, table_id: str) -> TableSnapshot:
         """Leave a table. Mid-game a bot takes the seat at once."""
-        await self.get_visible(player, table_id)
+        await self.get_visible(viewer, table_id)
 
         def decide(table: TableSnapshot) -> Change:
-            self.visible(player, table)
-            seat = table.seat_of(player.id)
+            self.visible(viewer, table)
+            seat = table.seat_of(viewer.id)
             if seat is None:
                 raise RuleError(ErrorCode.FORBIDDEN, "you do not sit at this table")
             if table.status is TableStatus.WAITING:
-                return _leave_waiting(table, seat)
+                return _free_seat(table, seat, "SEAT_LEFT")
             if table.status is TableStatus.PLAYING:
                 return _leave_playing(table, seat)
             raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
@@ -139,8 +216,101 @@ class TableService:
         _, after = await self.ledger.change(table_id, decide)
         return after
 
+    # ------------------------------------------------------------------ host powers
 
-def _plausible_id(table_id: str) -> bool:
+    def _require_host(self, viewer: Viewer, table: TableSnapshot, action: str) -> None:
+        self.visible(viewer, table)
+        if table.host_id != viewer.id:
+            raise RuleError(ErrorCode.FORBIDDEN, f"only the host can {action}")
+
+    async def host_table(self, viewer: Viewer, table_id: str, action: str) -> TableSnapshot:
+        """The table, if the viewer sees it and is its host (FORBIDDEN otherwise)."""
+        table, _ = await self.get_visible(viewer, table_id)
+        self._require_host(viewer, table, action)
+        return table
+
+    async def update(self, viewer: Viewer, table_id: str, options: TableOptions) -> TableSnapshot:
+        """Host only, before the game starts: change name, visibility, join policy,
+        spectating."""
+        await self.get_visible(viewer, table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            self._require_host(viewer, table, "change the table")
+            _require_not_started(table)
+            changed = _apply_options(table, options).evolve(version=table.version + 1)
+            change = Change(lobby_event="TABLE_UPDATED")
+            change.add("TABLE_UPDATED", changed)
+            change.log_entry(changed.version, 1, {"type": "options"})
+            return change
+
+        _, after = await self.ledger.change(table_id, decide)
+        return after
+
+    async def transfer_host(self, viewer: Viewer, table_id: str, player_id: str) -> TableSnapshot:
+        """Host only, before the game starts: make a seated human the host."""
+        await self.get_visible(viewer, table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            self._require_host(viewer, table, "transfer host")
+            _require_not_started(table)
+            seat = table.seat_of(player_id)
+            occupant = table.occupants[seat] if seat is not None else None
+            if occupant is None or occupant.is_bot:
+                raise RuleError(ErrorCode.BAD_USER_INPUT, "the new host must be a seated human")
+            moved = table.evolve(
+                host_id=occupant.player_id,
+                host_name=occupant.username or "?",
+                version=table.version + 1,
+            )
+            change = Change(lobby_event="TABLE_UPDATED")
+            change.add("HOST_CHANGED", moved, seat)
+            change.log_entry(moved.version, 1, {"type": "host", "player": occupant.player_id})
+            return change
+
+        _, after = await self.ledger.change(table_id, decide)
+        return after
+
+    async def kick(self, viewer: Viewer, table_id: str, player_id: str) -> TableSnapshot:
+        """Host only, before the game starts: free a seat; the kicked player loses any
+        invitation to this table."""
+        await self.get_visible(viewer, table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            self._require_host(viewer, table, "kick players")
+            _require_not_started(table)
+            seat = table.seat_of(player_id)
+            if seat is None:
+                raise RuleError(ErrorCode.BAD_USER_INPUT, "that player does not sit here")
+            if player_id == viewer.id:
+                raise RuleError(
+                    ErrorCode.BAD_USER_INPUT, "leave the table instead of kicking yourself"
+                )
+            change = _free_seat(table, seat, "PLAYER_KICKED")
+            change.effects.append(
+                lambda session: self.social.drop_invitation(session, table_id, player_id)
+            )
+            return change
+
+        _, after = await self.ledger.change(table_id, decide)
+        if not player_id.startswith("bot:"):
+            await self.social.notify(
+                player_id, Notice(NoticeKind.KICKED, table_id=table_id, other=viewer.player)
+            )
+            await self.social.notify_social_change([player_id])
+        return after
+
+    async def create_link(self, viewer: Viewer, table_id: str, kind: LinkKind) -> str:
+        """Host only: a new join or spectator link code (the previous one stops working)."""
+        table = await self.host_table(viewer, table_id, "create links")
+        if table.status is not TableStatus.WAITING and kind is LinkKind.JOIN:
+            raise RuleError(ErrorCode.WRONG_PHASE, "the game has started: nobody can join")
+        if not table.status.open:
+            raise RuleError(ErrorCode.WRONG_PHASE, "the table is closed")
+        return await self.social.create_link(table_id, kind)
+
+
+def plausible_id(table_id: object) -> bool:
+    """Ids are short alphanumeric strings; anything else cannot name a table."""
     return isinstance(table_id, str) and 0 < len(table_id) <= 64 and table_id.isalnum()
 
 
@@ -149,6 +319,32 @@ def _require_waiting(table: TableSnapshot) -> None:
         raise RuleError(ErrorCode.TABLE_FULL, "the table is full")
     if table.status is not TableStatus.WAITING:
         raise RuleError(ErrorCode.WRONG_PHASE, "the table is closed")
+
+
+def _require_not_started(table: TableSnapshot) -> None:
+    if table.status is not TableStatus.WAITING:
+        raise RuleError(ErrorCode.WRONG_PHASE, "only before the game starts")
+
+
+def _apply_options(table: TableSnapshot, options: TableOptions) -> TableSnapshot:
+    visibility = options.visibility or table.visibility
+    if options.join_policy is not None:
+        if options.join_policy not in ALLOWED_POLICIES[visibility]:
+            raise RuleError(
+                ErrorCode.BAD_USER_INPUT,
+                f"join policy {options.join_policy.value} is more open than visibility "
+                f"{visibility.value} allows",
+            )
+        policy = options.join_policy
+    else:
+        policy = policy_after_visibility_change(visibility, table.join_policy)
+    name = table.name
+    if options.clear_name:
+        name = None
+    elif options.name is not None:
+        name = clean_name(options.name)
+    spectating = table.spectating if options.spectating is None else options.spectating
+    return table.evolve(name=name, visibility=visibility, join_policy=policy, spectating=spectating)
 
 
 def _sit(table: TableSnapshot, seat: Seat, occupant: Occupant) -> Change:
@@ -171,41 +367,40 @@ def _sit(table: TableSnapshot, seat: Seat, occupant: Occupant) -> Change:
     return change
 
 
-def _next_host(table: TableSnapshot, leaving: Seat) -> str | None:
+def _next_host(table: TableSnapshot, leaving: Seat) -> Occupant | None:
     for seat in SEATS:
         occupant = table.occupants[seat]
         if seat is not leaving and occupant is not None and not occupant.is_bot:
-            return occupant.player_id
+            return occupant
     return None
 
 
-def _leave_waiting(table: TableSnapshot, seat: Seat) -> Change:
+def _host_after_leaving(table: TableSnapshot, seat: Seat) -> tuple[str, str] | None:
+    """The host after `seat` leaves: unchanged, passed to another seated human, or None
+    when no human is left to host."""
+    leaving = table.occupants[seat]
+    if leaving is None or leaving.player_id != table.host_id:
+        return table.host_id, table.host_name
+    heir = _next_host(table, seat)
+    return (heir.player_id, heir.username or "?") if heir is not None else None
+
+
+def _free_seat(table: TableSnapshot, seat: Seat, event: str) -> Change:
     occupants = list(table.occupants)
     occupants[seat] = None
-    host_id = table.host_id
-    status = table.status
-    leaving = table.occupants[seat]
-    if leaving is not None and host_id == leaving.player_id:
-        new_host = _next_host(table, seat)
-        if new_host is None:
-            status = TableStatus.CLOSED  # the last human left: nobody to host it
-        else:
-            host_id = new_host
-    host_name = next(
-        (o.username or "?" for o in occupants if o is not None and o.player_id == host_id),
-        table.host_name,
-    )
+    host = _host_after_leaving(table, seat)
+    humans_left = any(o is not None and not o.is_bot for o in occupants)
+    closed = host is None or not humans_left
+    host_id, host_name = host if host is not None else (table.host_id, table.host_name)
     left = table.evolve(
         occupants=tuple(occupants),
         version=table.version + 1,
         host_id=host_id,
         host_name=host_name,
-        status=status,
+        status=TableStatus.CLOSED if closed else table.status,
     )
-    change = Change(
-        lobby_event="TABLE_REMOVED" if status is TableStatus.CLOSED else "TABLE_UPDATED"
-    )
-    change.add("SEAT_LEFT", left, seat)
+    change = Change(lobby_event="TABLE_REMOVED" if closed else "TABLE_UPDATED")
+    change.add(event, left, seat)
     change.log_entry(left.version, 1, {"type": "leave", "seat": seat.name})
     return change
 
@@ -216,15 +411,11 @@ def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
     move = ReplacePlayer(seat, seat.bot_id)
     steps = game.apply_steps(move)
     occupants = list(table.occupants)
-    leaving = occupants[seat]
     occupants[seat] = Occupant.bot(seat)
-    host_id, host_name = table.host_id, table.host_name
-    if leaving is not None and leaving.player_id == host_id:
-        new_host = _next_host(table, seat)
-        if new_host is not None:
-            host_id = new_host
-            host_name = next(o.username or "?" for o in occupants if o and o.player_id == new_host)
+    host = _host_after_leaving(table, seat)
+    host_id, host_name = host if host is not None else (table.host_id, table.host_name)
     humans_left = any(o is not None and not o.is_bot for o in occupants)
+    # Nobody human is left to play with: the game is abandoned rather than run by bots alone.
     status = TableStatus.PLAYING if humans_left else TableStatus.CLOSED
     replaced = table.evolve(
         occupants=tuple(occupants),
@@ -238,7 +429,5 @@ def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
         lobby_event="TABLE_REMOVED" if status is TableStatus.CLOSED else "TABLE_UPDATED"
     )
     change.add(EventKind.PLAYER_REPLACED.value, replaced, seat)
-    from .codec import move_entry
-
     change.log_entry(replaced.version, 1, move_entry(move))
     return change

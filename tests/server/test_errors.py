@@ -185,10 +185,51 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "placeBid": (PLACE_BID, {"t": TID, "b": {"kind": "TRICKS", "tricks": 3}}),
     "passCards": (PASS_CARDS, {"t": TID, "c": [ACE_OF_SPADES, ACE_OF_SPADES]}),
     "playCard": (PLAY_CARD, {"t": TID, "c": ACE_OF_SPADES}),
+    "friends": ("{ friends { id } }", {}),
+    "friendRequests": ("{ friendRequests { id } }", {}),
+    "invitations": ("{ invitations { id } }", {}),
+    "sendFriendRequest": (
+        "mutation($u: String!) { sendFriendRequest(username: $u) { id } }",
+        {"u": "somebody"},
+    ),
+    "respondToFriendRequest": (
+        "mutation($r: ID!) { respondToFriendRequest(requestId: $r, accept: true) }",
+        {"r": TID},
+    ),
+    "removeFriend": ("mutation($p: ID!) { removeFriend(playerId: $p) }", {"p": TID}),
+    "blockPlayer": ("mutation($p: ID!) { blockPlayer(playerId: $p) }", {"p": TID}),
+    "unblockPlayer": ("mutation($p: ID!) { unblockPlayer(playerId: $p) }", {"p": TID}),
+    "invitePlayer": (
+        "mutation($t: ID!, $u: String!) { invitePlayer(tableId: $t, username: $u) { id } }",
+        {"t": TID, "u": "somebody"},
+    ),
+    "declineInvitation": (
+        "mutation($i: ID!) { declineInvitation(invitationId: $i) }",
+        {"i": TID},
+    ),
+    "createJoinLink": ("mutation($t: ID!) { createJoinLink(tableId: $t) }", {"t": TID}),
+    "createSpectatorLink": (
+        "mutation($t: ID!) { createSpectatorLink(tableId: $t) }",
+        {"t": TID},
+    ),
+    "watchTable": ("mutation($t: ID!) { watchTable(tableId: $t) { id } }", {"t": TID}),
+    "updateTable": (
+        'mutation($t: ID!) { updateTable(tableId: $t, input: {name: "x"}) { id } }',
+        {"t": TID},
+    ),
+    "transferHost": (
+        "mutation($t: ID!, $p: ID!) { transferHost(tableId: $t, playerId: $p) { id } }",
+        {"t": TID, "p": TID},
+    ),
+    "kickPlayer": (
+        "mutation($t: ID!, $p: ID!) { kickPlayer(tableId: $t, playerId: $p) { id } }",
+        {"t": TID, "p": TID},
+    ),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
     "lobbyUpdates": ("subscription { lobbyUpdates { event tableId } }", {}),
+    "notifications": ("subscription { notifications { event } }", {}),
 }
 BAD_TOKENS = {
     "no token": None,
