@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -20,6 +21,10 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import Message
 from strawberry.types.unset import UnsetType
 
 from app.services.auth import Player
@@ -34,12 +39,53 @@ from .schema import schema
 log = logging.getLogger("app.server")
 
 
+def _message_problem(message: object) -> str | None:
+    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "Failed to parse message"
+    kind = message["type"]
+    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+        return "Failed to parse message"
+    if kind != "subscribe":
+        return None
+    payload = message.get("payload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
+        return "Invalid subscribe message payload"
+    for key, kinds in (("variables", dict), ("operationName", str), ("extensions", dict)):
+        if payload.get(key) is not None and not isinstance(payload[key], kinds):
+            return "Invalid subscribe message payload"
+    return None
+
+
+class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    """graphql-transport-ws that checks each message's shape first: strawberry indexes into
+    messages unchecked, so a malformed one (a list, an object id, a null payload...) killed
+    the socket with an internal error. Now it closes with 4400, as for bad JSON."""
+
+    async def handle_message(self, message: Message) -> None:
+        problem = _message_problem(message)
+        if problem is not None:
+            await self.handle_invalid_message(problem)
+            return
+        await super().handle_message(message)
+
+
 class SpadesGraphQL(GraphQL[Context, None]):
     """Strawberry's ASGI view with our auth for HTTP and WebSocket."""
+
+    graphql_transport_ws_handler_class = CheckedTransportWSHandler
 
     def __init__(self, services: Services, **kwargs: Any) -> None:
         super().__init__(schema, **kwargs)
         self.services = services
+
+    def decode_json(self, data: str | bytes) -> object:
+        """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an
+        internal error."""
+        try:
+            return super().decode_json(data)
+        except UnicodeDecodeError as exc:
+            raise json.JSONDecodeError("the body is not UTF-8", "", 0) from exc
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket | None = None
