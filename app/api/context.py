@@ -36,6 +36,11 @@ class Context:
     token: str | None = None
     guards: Guards | None = None
     connection_params: dict[str, Any] | None = None
+    # The infrastructure error that kept the caller's token (kept here) from being checked
+    # (database down): operations that need a signed-in caller answer it (as UNAVAILABLE),
+    # not UNAUTHENTICATED, until a check succeeds (a WebSocket outlives the outage).
+    auth_failure: BaseException | None = None
+    auth_token: str | None = None
 
 
 def bearer_token(value: object) -> str | None:
@@ -56,6 +61,8 @@ def services_of(info: Info[Context, None]) -> Services:
 def require_player(info: Info[Context, None]) -> Player:
     """The signed-in caller, or UNAUTHENTICATED."""
     player = info.context.player
+    if player is None and info.context.auth_failure is not None:
+        raise info.context.auth_failure
     if player is None:
         raise RuleError(ErrorCode.UNAUTHENTICATED, "sign in first")
     return player
@@ -63,7 +70,12 @@ def require_player(info: Info[Context, None]) -> Player:
 
 async def require_viewer(info: Info[Context, None]) -> Viewer:
     """The signed-in caller with the social facts that decide table access."""
-    return await info.context.services.social.viewer(require_player(info))
+    context = info.context
+    if context.player is None and context.auth_failure is not None:
+        # The token could not be checked when the connection began: check it now.
+        context.player = await context.services.auth.authenticate(context.auth_token)
+        context.auth_failure = None
+    return await context.services.social.viewer(require_player(info))
 
 
 def client_ip(info: Info[Context, None]) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import Counter, Gauge, Histogram
 from strawberry.extensions import SchemaExtension
+from strawberry.types.graphql import OperationType
 
 REQUESTS = Counter("spades_graphql_operations_total", "GraphQL operations run", ["type"])
 ERRORS = Counter("spades_graphql_errors_total", "GraphQL errors answered", ["code"])
@@ -19,17 +21,42 @@ FANOUT = Histogram(
 
 
 class MetricsExtension(SchemaExtension):
-    """Counts operations by type and errors by code."""
+    """Counts operations by type and errors by code.
+
+    An operation is counted when it starts executing: a subscription's operation hook
+    only ends when its stream does (and not at all when the client goes away, which
+    throws into the hook), so counting after it would miss subscriptions. Errors are
+    counted from each result: the operation's result, or each streamed subscription
+    result."""
+
+    _counted = False  # set per operation (an instance serves one operation)
+
+    def on_execute(self) -> Iterator[None]:
+        self._counted = True
+        REQUESTS.labels(self.execution_context.operation_type.value).inc()
+        yield
 
     def on_operation(self) -> Iterator[None]:
+        self._counted = False
         yield
-        context = self.execution_context
+        if not self._counted:  # the document did not parse or validate
+            REQUESTS.labels("invalid").inc()
+        if not self._is_subscription():
+            _count_errors(self.execution_context.result)
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:
+        if self._is_subscription():
+            _count_errors(result)
+        yield
+
+    def _is_subscription(self) -> bool:
         try:
-            kind = context.operation_type.value
-        except RuntimeError:  # the document did not parse or validate
-            kind = "invalid"
-        REQUESTS.labels(kind).inc()
-        result = context.result
-        for error in getattr(result, "errors", None) or ():
-            code = (error.extensions or {}).get("code", "GRAPHQL_VALIDATION")
-            ERRORS.labels(str(code)).inc()
+            return self.execution_context.operation_type is OperationType.SUBSCRIPTION
+        except RuntimeError:  # the document did not parse
+            return False
+
+
+def _count_errors(result: object) -> None:
+    for error in getattr(result, "errors", None) or ():
+        code = (error.extensions or {}).get("code", "GRAPHQL_VALIDATION")
+        ERRORS.labels(str(code)).inc()

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
-from strawberry.types import ExecutionContext
+from strawberry.types import ExecutionContext, ExecutionResult
+from strawberry.types.graphql import OperationType
 
 from app.settings import Settings
 
@@ -32,6 +36,52 @@ class SpadesSchema(strawberry.Schema):
             if is_unexpected(error):
                 log.error("unexpected error", exc_info=error.original_error)
 
+    async def execute(
+        self,
+        query: str | None,
+        variable_values: dict[str, Any] | None = None,
+        context_value: Any | None = None,
+        root_value: Any | None = None,
+        operation_name: str | None = None,
+        allowed_operation_types: Iterable[OperationType] | None = None,
+        operation_extensions: dict[str, Any] | None = None,
+    ) -> ExecutionResult:
+        """One-shot execution (plain HTTP). A subscription cannot be answered in one shot:
+        strawberry ran it as a field anyway and failed with an internal error; now it is
+        refused like a mutation over GET (HTTP 400). Subscriptions go through `stream`."""
+        allowed = set(
+            allowed_operation_types
+            if allowed_operation_types is not None
+            else (OperationType.QUERY, OperationType.MUTATION)
+        )
+        return await super().execute(
+            query,
+            variable_values,
+            context_value,
+            root_value,
+            operation_name,
+            allowed - {OperationType.SUBSCRIPTION},
+            operation_extensions,
+        )
+
+
+class ReportingParserCache(ParserCache):
+    """The parser cache, minus one trap: strawberry's ParserCache parses outside the step
+    that turns a syntax error into a GraphQL error, so over WebSocket a bad document
+    escaped as an internal exception (logged with its traceback, the client told only
+    "complete"). Here a document the cache cannot parse is left to strawberry's own parse,
+    which answers the error properly."""
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context
+        try:
+            context.graphql_document = self.cached_parse_document(
+                context.query, **context.parse_options
+            )
+        except Exception:  # strawberry parses it again and reports the error
+            context.graphql_document = None
+        yield
+
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     """The server's schema with its parser/validation caches, limits, batching limit and
@@ -44,7 +94,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         config=StrawberryConfig(batching_config={"max_operations": settings.max_batch}),
         extensions=[
             *limit_extensions(settings),
-            lambda: ParserCache(maxsize=1024),
+            lambda: ReportingParserCache(maxsize=1024),
             lambda: ValidationCache(maxsize=1024),
             lambda: MaskErrors(should_mask_error=is_unexpected, error_message=INTERNAL_MESSAGE),
             MetricsExtension,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,16 +29,23 @@ from strawberry.http.parse_content_type import parse_content_type
 from strawberry.http.types import HTTPMethod
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    Message as TransportMessage,
+)
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from app.services.auth import hash_token
+from app.services.auth import Player, hash_token
 from app.services.hub import Services
 from app.settings import Settings, load_settings
 from app.store.migrate import upgrade
 
 from .context import Context, bearer_token
+from .errors import OUTAGES
 from .guards import Connection, Guards
 from .schema import build_schema
 
@@ -45,19 +54,60 @@ log = logging.getLogger("app.server")
 EXPIRY_SWEEP_SECONDS = 30
 
 
+def _message_problem(message: object) -> str | None:
+    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "Failed to parse message"
+    kind = message["type"]
+    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+        return "Failed to parse message"
+    if kind != "subscribe":
+        return None
+    payload = message.get("payload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
+        return "Invalid subscribe message payload"
+    for key, kinds in (("variables", dict), ("operationName", str), ("extensions", dict)):
+        if payload.get(key) is not None and not isinstance(payload[key], kinds):
+            return "Invalid subscribe message payload"
+    return None
+
+
+class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    """graphql-transport-ws that checks each message's shape first: strawberry indexes into
+    messages unchecked, so a malformed one (a list, an object id, a null payload...) killed
+    the socket with an internal error. Now it closes with 4400, as for bad JSON."""
+
+    async def handle_message(self, message: TransportMessage) -> None:
+        problem = _message_problem(message)
+        if problem is not None:
+            await self.handle_invalid_message(problem)
+            return
+        await super().handle_message(message)
+
+
 class SpadesGraphQL(GraphQL[Context, None]):
     """Strawberry's ASGI view with our auth for HTTP and WebSocket, and per-player caps."""
+
+    graphql_transport_ws_handler_class = CheckedTransportWSHandler
 
     def __init__(self, services: Services, guards: Guards, **kwargs: Any) -> None:
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
         self.guards = guards
 
+    def decode_json(self, data: str | bytes) -> object:
+        """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an
+        internal error."""
+        try:
+            return super().decode_json(data)
+        except UnicodeDecodeError as exc:
+            raise json.JSONDecodeError("the body is not UTF-8", "", 0) from exc
+
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket | None = None
     ) -> Context:
         token = bearer_token(request.headers.get("authorization"))
-        player = await self.services.auth.authenticate(token) if token else None
+        player, failure = await self._authenticate(token)
         return Context(
             services=self.services,
             request=request,
@@ -65,19 +115,40 @@ class SpadesGraphQL(GraphQL[Context, None]):
             player=player,
             token=token if player is not None else None,
             guards=self.guards,
+            auth_failure=failure,
+            auth_token=token if failure is not None else None,
         )
+
+    async def _authenticate(self, token: str | None) -> tuple[Player | None, BaseException | None]:
+        """The token's player; on a database outage, no player and the outage (resolvers
+        that need the caller then answer UNAVAILABLE instead of a bare HTTP 500)."""
+        if not token:
+            return None, None
+        try:
+            return await self.services.auth.authenticate(token), None
+        except OUTAGES as exc:
+            return None, exc
 
     async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
         params = context.connection_params or {}
         raw = params.get("Authorization", params.get("authorization"))
         if raw is not None:
             token = bearer_token(raw)
-            player = await self.services.auth.authenticate(token) if token else None
+            player, failure = await self._authenticate(token)
+            if failure is not None:
+                # Accept the connection: its operations answer UNAVAILABLE, not "forbidden".
+                context.auth_failure = failure
+                context.auth_token = token
+                return await super().on_ws_connect(context)
             if player is None or token is None:
                 raise ConnectionRejectionError({"message": "invalid or expired token"})
             context.player, context.token = player, token
+            context.auth_failure = context.auth_token = None
         if context.player is not None and context.token is not None:
-            expires = await self.services.auth.expiry(context.token)
+            try:
+                expires = await self.services.auth.expiry(context.token)
+            except OUTAGES:
+                expires = time.time() + EXPIRY_SWEEP_SECONDS  # checked again at the next sweep
             connection = Connection(
                 socket=context.request,  # type: ignore[arg-type]
                 player_id=context.player.id,

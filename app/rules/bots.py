@@ -19,6 +19,9 @@ from .seats import Seat
 
 Policy = Callable[[Game, Seat, random.Random], Move]
 
+# Module globals: an enum member lookup (`Phase.BIDDING`) is slow on Python 3.11.
+_BIDDING, _EXCHANGE = Phase.BIDDING, Phase.EXCHANGE
+
 
 class PolicyName(StrEnum):
     """The policies `spades simulate` offers."""
@@ -51,11 +54,11 @@ def exchange_cards(game: Game, seat: Seat) -> tuple[Card, Card]:
 
 def basic_move(game: Game, seat: Seat, rng: random.Random) -> Move:
     """The reference bot of RULES.md. Never bids NIL or BLIND_NIL."""
-    if game.phase is Phase.BIDDING:
+    if game.phase is _BIDDING:
         if game.hand.withheld[seat]:
             return RevealHand(seat)
         return PlaceBid(seat, BidKind.TRICKS, basic_bid(game, seat))
-    if game.phase is Phase.EXCHANGE:
+    if game.phase is _EXCHANGE:
         return PassCards(seat, exchange_cards(game, seat))
     return PlayCard(seat, rng.choice(game.legal_plays(seat)))
 
@@ -63,14 +66,14 @@ def basic_move(game: Game, seat: Seat, rng: random.Random) -> Move:
 def random_move(game: Game, seat: Seat, rng: random.Random) -> Move:
     """Every decision uniform among all legal options (NIL, BLIND_NIL, reveals included)."""
     hand = game.hand
-    if game.phase is Phase.BIDDING:
+    if game.phase is _BIDDING:
         if hand.withheld[seat]:
             options: list[Move] = [RevealHand(seat), PlaceBid(seat, BidKind.BLIND_NIL)]
             return rng.choice(options)
         if rng.randrange(MAX_TRICKS + 2) == MAX_TRICKS + 1:
             return PlaceBid(seat, BidKind.NIL)
         return PlaceBid(seat, BidKind.TRICKS, rng.randrange(MAX_TRICKS + 1))
-    if game.phase is Phase.EXCHANGE:
+    if game.phase is _EXCHANGE:
         pairs = list(combinations(hand.hands[seat], 2))
         return PassCards(seat, rng.choice(pairs))
     return PlayCard(seat, rng.choice(game.legal_plays(seat)))

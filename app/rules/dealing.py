@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import struct
 
 from .cards import FULL_DECK, Card, sort_hand
 
 HAND_SIZE = 13
+_BLOCK_WORDS = struct.Struct(">8I")  # a SHA-256 digest as eight 32-bit words
 
 
 def new_secret_seed() -> int:
@@ -28,21 +30,22 @@ class _HashStream:
     def __init__(self, seed: int, hand_number: int) -> None:
         self._prefix = f"spades-deal:{seed}:{hand_number}:".encode()
         self._counter = 0
-        self._buffer = b""
+        self._words: list[int] = []  # the current block's unread words, last word first
 
-    def _bytes(self, n: int) -> bytes:
-        while len(self._buffer) < n:
+    def _word(self) -> int:
+        """The stream's next 4 bytes as a big-endian unsigned integer."""
+        if not self._words:
             block = hashlib.sha256(self._prefix + str(self._counter).encode()).digest()
-            self._buffer += block
             self._counter += 1
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
-        return out
+            self._words = list(_BLOCK_WORDS.unpack(block))
+            self._words.reverse()
+        return self._words.pop()
 
     def below(self, bound: int) -> int:
         """A uniform integer in [0, bound), by rejection sampling (no modulo bias)."""
         limit = (1 << 32) - ((1 << 32) % bound)
         while True:
-            value = int.from_bytes(self._bytes(4), "big")
+            value = self._word()
             if value < limit:
                 return value % bound
 

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from .cards import Card, Suit
 from .seats import Seat
 
+_SPADES = Suit.SPADES  # a module global: `Suit.SPADES` is a slow lookup on Python 3.11
+
 
 def legal_plays(
     hand: Sequence[Card],
@@ -20,14 +22,14 @@ def legal_plays(
     """
     if led is None:
         if first_trick or not spades_broken:
-            non_spades = [c for c in hand if c.suit is not Suit.SPADES]
+            non_spades = [c for c in hand if c.suit is not _SPADES]
             return non_spades or list(hand)
         return list(hand)
     following = [c for c in hand if c.suit == led]
     if following:
         return following
     if first_trick:
-        non_spades = [c for c in hand if c.suit is not Suit.SPADES]
+        non_spades = [c for c in hand if c.suit is not _SPADES]
         return non_spades or list(hand)
     return list(hand)
 
@@ -40,7 +42,7 @@ def trick_winner(plays: Sequence[tuple[Seat, Card]]) -> Seat:
         if card.suit == best.suit:
             if card.rank > best.rank:
                 best_seat, best = seat, card
-        elif card.suit is Suit.SPADES:
+        elif card.suit is _SPADES:
             best_seat, best = seat, card
-    assert best.suit in (led, Suit.SPADES)
+    assert best.suit in (led, _SPADES)
     return best_seat

@@ -105,12 +105,14 @@ def replay_record(record: Mapping[str, Any]) -> Game:
 
     Returns the replayed game; raises ReplayError naming the first bad move or result.
     """
+    replayer = _Replayer(record)
     try:
-        return _Replayer(record).run()
+        return replayer.run()
     except ReplayError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        raise ReplayError(f"malformed record: {type(exc).__name__}: {exc}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuleError) as exc:
+        # RuleError: a malformed bid value (Bid.from_record) is refused outside any move.
+        raise replayer._fail(f"malformed record: {type(exc).__name__}: {exc}") from exc
 
 
 class _Replayer:
@@ -129,7 +131,13 @@ class _Replayer:
         seed = record.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise ReplayError("seed must be an integer")
-        deals = None if seed is not None else {h["number"]: _parse_deal(h["deal"]) for h in hands}
+        deals: dict[int, Deal] | None = None
+        if seed is None:  # an unseeded game: the deals come from the record
+            deals = {}
+            for h in hands:
+                self.where = f"hand {h['number']}"
+                deals[h["number"]] = self._parse_deal(h["deal"])
+            self.where = "start"
         players = [str(record["players"][s.name]) for s in SEATS]
         game, _ = Game.start(players, seed=seed, forced_deals=deals)
         for hand_record in hands:
@@ -139,6 +147,13 @@ class _Replayer:
 
     def _fail(self, message: str) -> ReplayError:
         return ReplayError(f"{self.where}: {message}")
+
+    def _parse_deal(self, deal: Mapping[str, list[str]]) -> Deal:
+        hands = tuple(tuple(sort_hand([Card.parse(c) for c in deal[s.name]])) for s in SEATS)
+        cards = [c for h in hands for c in h]
+        if any(len(h) != 13 for h in hands) or len(set(cards)) != 52:
+            raise self._fail("a deal is 13 different cards to each seat, 52 in all")
+        return hands
 
     def _apply(self, game: Game, move: Move) -> None:
         try:
@@ -155,7 +170,7 @@ class _Replayer:
             raise self._fail("the game was already over")
         if number != hand.number or Seat[rec["dealer"]] is not hand.dealer:
             raise self._fail(f"expected hand {hand.number} dealt by {hand.dealer.name}")
-        if _parse_deal(rec["deal"]) != hand.deal:
+        if self._parse_deal(rec["deal"]) != hand.deal:
             raise self._fail("the deal differs from the seed's deal")
         for seat_name, player in (rec.get("players") or {}).items():
             seat = Seat[seat_name]
@@ -177,8 +192,10 @@ class _Replayer:
         for i, trick in enumerate(rec["tricks"]):
             self.where = f"hand {number}, trick {i + 1}"
             self._replay_trick(game, trick)
+        self.where = f"hand {number}, trick {len(rec['tricks']) + 1}"
         for entry in rec.get("currentTrick", []):
             self._apply(game, PlayCard(Seat[entry["seat"]], Card.parse(entry["card"])))
+        self.where = f"hand {number}"
         if "result" in rec:
             self._check_result(game, number, rec["result"])
         elif len(rec["tricks"]) == 13:
@@ -235,14 +252,6 @@ def _finished_hand(game: Game, number: int) -> FinishedHand | None:
         if finished.state.number == number:
             return finished
     return None
-
-
-def _parse_deal(deal: Mapping[str, list[str]]) -> Deal:
-    hands = tuple(tuple(sort_hand([Card.parse(c) for c in deal[s.name]])) for s in SEATS)
-    cards = [c for h in hands for c in h]
-    if any(len(h) != 13 for h in hands) or len(set(cards)) != 52:
-        raise ReplayError("a deal is 13 different cards to each seat, 52 in all")
-    return hands
 
 
 __all__ = ["FORMAT", "ReplayError", "export_record", "replay_record"]

@@ -6,6 +6,7 @@ secret seed and every hidden card; it never leaves the server.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .bidding import Bid
@@ -17,9 +18,10 @@ from .seats import Seat, Team
 Data = dict[str, Any]
 
 
-def game_to_data(game: Game) -> Data:
-    """Everything needed to resume `game` exactly."""
-    return {
+def game_to_data(game: Game, with_finished: bool = True) -> Data:
+    """Everything needed to resume `game` exactly (`with_finished=False` leaves out the
+    finished hands, for `game_to_json`)."""
+    data: Data = {
         "seed": game.seed,
         "seedPublic": game.seed_public,
         "players": list(game.players),
@@ -29,13 +31,45 @@ def game_to_data(game: Game) -> Data:
         "bags": list(game.bags),
         "winner": game.winner.name if game.winner is not None else None,
         "hand": _hand_to_data(game.hand),
-        "finished": [_finished_to_data(f) for f in game.finished],
         "forcedDeals": (
             {str(n): _deal_to_data(d) for n, d in game.forced_deals.items()}
             if game.forced_deals is not None
             else None
         ),
     }
+    if with_finished:
+        data["finished"] = [_finished_to_data(f) for f in game.finished]
+    return data
+
+
+# Finished hands never change, so each is turned into JSON once. Keyed by identity (the
+# entry keeps its hand alive, so an id is never reused while cached); bounded, FIFO.
+_FINISHED_JSON: dict[int, tuple[FinishedHand, str]] = {}
+_FINISHED_JSON_MAX = 8192
+
+
+def game_to_json(game: Game) -> str:
+    """`game_to_data` as compact JSON, reusing the JSON of hands already finished: a
+    snapshot after every move then costs about the same early and late in a game."""
+    head = game_to_data(game, with_finished=False)
+    finished = ",".join(_finished_json(f) for f in game.finished)
+    return json.dumps(head, separators=(",", ":"))[:-1] + ',"finished":[' + finished + "]}"
+
+
+def game_from_json(text: str) -> Game:
+    """The game `game_to_json` described."""
+    return game_from_data(json.loads(text))
+
+
+def _finished_json(finished: FinishedHand) -> str:
+    entry = _FINISHED_JSON.get(id(finished))
+    if entry is not None and entry[0] is finished:
+        return entry[1]
+    text = json.dumps(_finished_to_data(finished), separators=(",", ":"))
+    if len(_FINISHED_JSON) >= _FINISHED_JSON_MAX:
+        del _FINISHED_JSON[next(iter(_FINISHED_JSON))]
+    _FINISHED_JSON[id(finished)] = (finished, text)
+    return text
 
 
 def game_from_data(data: Data) -> Game:

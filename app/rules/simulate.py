@@ -47,7 +47,8 @@ def play_game(seed: int, policy: PolicyName = PolicyName.BASIC) -> tuple[Game, i
     choose = POLICIES[policy]
     game, _ = Game.start([s.bot_id for s in SEATS], seed=seed)
     moves = 0
-    while game.phase is not Phase.GAME_OVER:
+    over = Phase.GAME_OVER  # a local: enum member lookups are slow on Python 3.11
+    while game.phase is not over:
         if game.hand.number > MAX_HANDS:
             raise RuntimeError(f"game {seed} did not end in {MAX_HANDS} hands")
         seat = game.turn

@@ -20,7 +20,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.seats import SEATS
-from app.rules.serialize import game_from_data, game_to_data
+from app.rules.serialize import game_from_json, game_to_json
 from app.store import tables as repo
 from app.store.db import Database
 from app.store.models import SeatRow, TableRow
@@ -247,11 +247,7 @@ def _row_values(table: TableSnapshot) -> dict[str, Any]:
         "join_policy": table.join_policy.value,
         "spectating": table.spectating,
         "status": table.status.value,
-        "game_state": (
-            json.dumps(game_to_data(table.game), separators=(",", ":"))
-            if table.game is not None
-            else None
-        ),
+        "game_state": (game_to_json(table.game) if table.game is not None else None),
     }
 
 
@@ -266,7 +262,7 @@ def snapshot_from_rows(
             occupants[seat] = Occupant.bot(seat)
         else:
             occupants[seat] = Occupant(row.player_id, names.get(row.player_id))
-    game = game_from_data(json.loads(table.game_state)) if table.game_state else None
+    game = game_from_json(table.game_state) if table.game_state else None
     return TableSnapshot(
         id=table.id,
         name=table.name,

@@ -45,12 +45,15 @@ class Streams:
     ) -> AsyncIterator[GameMessage]:
         """Every change of the table's game in order, after a SNAPSHOT or the missed updates.
 
-        The stream ends with FORBIDDEN if the subscriber loses the right to watch (the host
-        turned spectating off, or the table became invisible to them)."""
+        The stream ends with FORBIDDEN if the subscriber loses the right to watch: the host
+        turned spectating off or hid the table, or the subscriber's own access went away
+        (a revoked link, an ended friendship, a block)."""
         table, viewer = await self.tables.get_visible(viewer, table_id)
         self.check_viewer(viewer, table)
         # Subscribe before reading the current state: nothing published after it is lost.
-        with await self.broker.subscribe(game_channel(table_id)) as subscription:
+        # The player's own channel says when their social graph (and so access) changes.
+        channels = (game_channel(table_id), player_channel(viewer.id))
+        with await self.broker.subscribe(*channels) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
@@ -63,10 +66,17 @@ class Streams:
                     last = message.version
             while True:
                 message = await subscription.get()
+                if isinstance(message, Notice):
+                    if message.kind is NoticeKind.SOCIAL_CHANGED:
+                        viewer = await self.social.viewer(viewer.player)
+                        current = await self.ledger.get(table_id)
+                        self.check_viewer(viewer, self.tables.visible(viewer, current))
+                    continue
                 if message is RESYNC or subscription.lagged or message.version > last + 1:
                     # Missed something (overflow, broker reconnect, out-of-order delivery
                     # between processes): catch up from the database.
                     subscription.drain()
+                    viewer = await self.social.viewer(viewer.player)
                     async for caught_up in self._catch_up(viewer, table_id, last):
                         yield caught_up
                         last = caught_up.version

@@ -156,12 +156,13 @@ class TableService:
 
         def decide(table: TableSnapshot) -> Change:
             self.visible(viewer, table)
+            # A seated player is told so, whatever the join policy would say to them now.
+            if table.seat_of(player.id) is not None:
+                raise RuleError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
             if not can_sit(table, relation(viewer, table)):
                 raise RuleError(
                     ErrorCode.FORBIDDEN, "this table's join policy does not let you sit"
                 )
-            if table.seat_of(player.id) is not None:
-                raise RuleError(ErrorCode.ALREADY_SEATED, "you already sit at this table")
             _require_waiting(table)
             change = _sit(table, seat, Occupant(player.id, player.username))
             change.effects.append(
@@ -170,6 +171,9 @@ class TableService:
             return change
 
         _, after = await self.ledger.change(table_id, decide)
+        if table_id in viewer.invited:
+            # The invitation is used up: the player's live lobby must stop counting on it.
+            await self.social.notify_social_change([player.id])
         return after
 
     async def watch(self, viewer: Viewer, table_id: str, code: str | None = None) -> TableSnapshot:

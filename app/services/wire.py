@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from app.rules.seats import Seat
-from app.rules.serialize import game_from_data, game_to_data
+from app.rules.serialize import game_from_json, game_to_json
 
 from .auth import Player, TokenRevoked
 from .model import (
@@ -86,7 +86,7 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         "status": t.status.value,
         "version": t.version,
         "occupants": [[o.player_id, o.username] if o is not None else None for o in t.occupants],
-        "game": game_to_data(t.game) if t.game is not None else None,
+        "game": game_to_json(t.game) if t.game is not None else None,
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
     }
@@ -104,7 +104,7 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         status=TableStatus(d["status"]),
         version=d["version"],
         occupants=tuple(Occupant(o[0], o[1]) if o is not None else None for o in d["occupants"]),
-        game=game_from_data(d["game"]) if d["game"] is not None else None,
+        game=game_from_json(d["game"]) if d["game"] is not None else None,
         created_at=d["createdAt"],
         deal_seed=int(d["seed"]) if d["seed"] is not None else None,
     )

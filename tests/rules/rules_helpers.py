@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
@@ -35,9 +35,12 @@ def make_deal(north: str, east: str, south: str, west: str) -> Deal:
     return deal
 
 
+RANKS_HIGH_TO_LOW = ("A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2")
+
+
 def suit(letter: str) -> str:
     """All thirteen cards of one suit, ACE down to 2."""
-    return " ".join(f"{r}{letter}" for r in "A K Q J 10 9 8 7 6 5 4 3 2".split())
+    return " ".join(rank + letter for rank in RANKS_HIGH_TO_LOW)
 
 
 # Each seat holds one whole suit. NORTH (all spades) can always cut, so NORTH + SOUTH take
@@ -142,16 +145,29 @@ def expect_refusal(game: Game, move: Move, code: ErrorCode) -> RuleError:
     return info.value
 
 
-def cards_in(value: object) -> Iterator[Card]:
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def cards_in(value: object) -> list[Card]:
     """Every card anywhere inside a view (dataclasses, tuples and lists walked)."""
-    if isinstance(value, Card):
-        yield value
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            yield from cards_in(getattr(value, f.name))
-    elif isinstance(value, tuple | list):
-        for item in value:
-            yield from cards_in(item)
+    found: list[Card] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Card):
+            found.append(item)
+        elif isinstance(item, tuple | list):
+            stack.extend(item)
+        elif item is None or isinstance(item, int | str):
+            continue  # scalars, enums included
+        else:
+            names = _FIELD_NAMES.get(type(item))
+            if names is None:
+                assert dataclasses.is_dataclass(item), f"unexpected {type(item)} in a view"
+                names = tuple(f.name for f in dataclasses.fields(item))
+                _FIELD_NAMES[type(item)] = names
+            stack.extend(getattr(item, name) for name in names)
+    return found
 
 
 def played_cards(game: Game) -> set[Card]:

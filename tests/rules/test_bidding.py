@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import SUIT_DEAL, bid, bid_move, expect_refusal, new_game, play_out_hand
 
 from app.rules.bidding import NIL, Bid, BidKind
 from app.rules.errors import ErrorCode
@@ -11,6 +10,14 @@ from app.rules.game import Phase
 from app.rules.moves import EventKind, PlaceBid
 from app.rules.seats import SEATS, Seat, Team
 from app.rules.views import project
+from tests.rules.rules_helpers import (
+    SUIT_DEAL,
+    bid,
+    bid_move,
+    expect_refusal,
+    new_game,
+    play_out_hand,
+)
 
 
 def _target(game_team: Team, *bids: int | str) -> int | None:

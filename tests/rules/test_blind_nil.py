@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import (
+
+from app.rules.bidding import BLIND_NIL, NIL, Bid, BidKind
+from app.rules.errors import ErrorCode
+from app.rules.game import Game, Phase
+from app.rules.moves import EventKind, PlaceBid, RevealHand
+from app.rules.seats import SEATS, Seat, Team
+from app.rules.views import project
+from tests.rules.rules_helpers import (
     FIRST_TRICK_DEAL,
     SUIT_DEAL,
     bid,
@@ -13,13 +20,6 @@ from rules_helpers import (
     new_game,
     play_out_hand,
 )
-
-from app.rules.bidding import BLIND_NIL, NIL, Bid, BidKind
-from app.rules.errors import ErrorCode
-from app.rules.game import Game, Phase
-from app.rules.moves import EventKind, PlaceBid, RevealHand
-from app.rules.seats import SEATS, Seat, Team
-from app.rules.views import project
 
 NORTH_SOUTH_BEHIND = (0, 100)  # NORTH and SOUTH may bid blind nil; EAST bids first
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 
 import pytest
-from rules_helpers import PLAYERS, cards, make_deal, new_game, suit
 
 from app.rules.bots import PolicyName
 from app.rules.cards import FULL_DECK, Card, sort_hand, sort_key
@@ -15,6 +14,7 @@ from app.rules.moves import EventKind
 from app.rules.seats import SEATS, Seat
 from app.rules.simulate import play_game
 from app.rules.views import project
+from tests.rules.rules_helpers import PLAYERS, cards, make_deal, new_game, suit
 
 
 def _ints_in(value: object) -> set[int]:
@@ -105,9 +105,7 @@ def test_north_deals_first_hand_and_deal_passes_clockwise() -> None:
 def test_hand_sorted_spades_hearts_clubs_diamonds_ace_high() -> None:
     mixed = cards("2D AS 10H KC 3S AH 2C AD QS 2H")
     assert sort_hand(mixed) == list(cards("AS QS 3S AH 10H 2H KC 2C AD 2D"))
-    assert sort_hand(list(FULL_DECK)) == list(
-        cards(" ".join(suit(letter) for letter in "SHCD"))
-    )
+    assert sort_hand(list(FULL_DECK)) == list(cards(" ".join(suit(letter) for letter in "SHCD")))
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -121,7 +119,7 @@ def test_dealt_hands_are_shown_sorted(seed: int) -> None:
 
 def test_hand_is_shown_sorted_even_from_an_unsorted_forced_deal() -> None:
     deal = make_deal(
-        north="2S " + " ".join(f"{r}H" for r in "3 4 5 6 7 8 9 10 J Q K A".split()),
+        north="2S 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
         east="AS 2H KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S",
         south=" ".join(reversed(suit("C").split())),
         west=" ".join(reversed(suit("D").split())),

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from rules_helpers import (
+from app.rules.cards import Card, sort_hand
+from app.rules.errors import ErrorCode
+from app.rules.game import Game, Phase
+from app.rules.moves import EventKind, PassCards, PlayCard, RevealHand
+from app.rules.seats import Seat
+from app.rules.views import project
+from tests.rules.rules_helpers import (
     FIRST_TRICK_DEAL,
     assert_views_hide_other_cards,
     bid,
@@ -12,13 +18,6 @@ from rules_helpers import (
     new_game,
     played_cards,
 )
-
-from app.rules.cards import Card, sort_hand
-from app.rules.errors import ErrorCode
-from app.rules.game import Game, Phase
-from app.rules.moves import EventKind, PassCards, PlayCard, RevealHand
-from app.rules.seats import Seat
-from app.rules.views import project
 
 SOUTH_PASSES = cards("AC KC")  # SOUTH bids blind nil and passes to NORTH
 NORTH_PASSES = cards("2D 3D")  # NORTH passes back

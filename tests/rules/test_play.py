@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import (
+
+from app.rules.bots import PolicyName
+from app.rules.cards import Card
+from app.rules.errors import ErrorCode
+from app.rules.game import Game, Phase
+from app.rules.moves import EventKind, PlayCard
+from app.rules.play import trick_winner
+from app.rules.seats import SEATS, Seat
+from app.rules.simulate import play_game
+from tests.rules.rules_helpers import (
     BREAKING_DEAL,
     FIRST_TRICK_DEAL,
     SUIT_DEAL,
@@ -17,15 +26,6 @@ from rules_helpers import (
     suit,
 )
 
-from app.rules.bots import PolicyName
-from app.rules.cards import Card
-from app.rules.errors import ErrorCode
-from app.rules.game import Game, Phase
-from app.rules.moves import EventKind, PlayCard
-from app.rules.play import trick_winner
-from app.rules.seats import SEATS, Seat
-from app.rules.simulate import play_game
-
 # EAST (the first leader, NORTH dealing) holds all thirteen spades.
 SPADE_LEADER_DEAL = make_deal(north=suit("D"), east=suit("S"), south=suit("H"), west=suit("C"))
 
@@ -35,6 +35,11 @@ def _playing(deal: tuple[tuple[Card, ...], ...]) -> Game:
     bid(game, 1, 1, 1, 1)
     assert game.phase is Phase.PLAYING
     return game
+
+
+def cards_of(text: str) -> list[tuple[Seat, Card]]:
+    """Plays of NORTH, EAST, SOUTH and WEST in that order (NORTH leads)."""
+    return list(zip(SEATS, cards(text), strict=True))
 
 
 def _legal(game: Game, seat: Seat) -> list[Card]:
@@ -141,11 +146,6 @@ def test_other_suits_never_win() -> None:
     assert trick_winner(cards_of("2H 2S AD AS")) is Seat.WEST
     assert trick_winner(cards_of("2H 2S AD 3H")) is Seat.EAST
     assert trick_winner(cards_of("KC AH 2S AD")) is Seat.SOUTH
-
-
-def cards_of(text: str) -> list[tuple[Seat, Card]]:
-    """Plays of NORTH, EAST, SOUTH and WEST in that order (NORTH leads)."""
-    return list(zip(SEATS, cards(text), strict=True))
 
 
 def test_winner_leads_the_next_trick() -> None:

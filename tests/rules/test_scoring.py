@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from rules_helpers import SUIT_DEAL, bid, cards, first_legal, make_deal, new_game, play_out_hand
-
 from app.rules.bidding import BLIND_NIL, NIL, Bid
 from app.rules.game import Game, Phase
 from app.rules.moves import EventKind, PassCards, PlayCard
 from app.rules.scoring import TeamHandResult, score_team
 from app.rules.seats import Seat, Team
+from tests.rules.rules_helpers import (
+    SUIT_DEAL,
+    bid,
+    cards,
+    first_legal,
+    make_deal,
+    new_game,
+    play_out_hand,
+)
 
 # SOUTH's cards after the exchange (it passes AH AC and receives 6D 5D) are all lower than
 # every other card of their suit, and it holds no spade: it cannot take a trick.

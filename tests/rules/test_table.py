@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from rules_helpers import SUIT_DEAL, bid, new_game, play_out_hand
 
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.rules.seats import Seat, Team, seats_from
 from app.rules.views import project
+from tests.rules.rules_helpers import SUIT_DEAL, bid, new_game, play_out_hand
 
 
 def test_four_seats_in_clockwise_order() -> None:

@@ -9,7 +9,10 @@ from tests.support.server import LiveServer
 async def test_one_human_and_three_bots_play_a_hand_seen_live(server: LiveServer) -> None:
     alice = await Api(server).sign_up()
     table = await alice.create_table(name="smoke", seed=11)
-    query = f"subscription($t: ID!) {{ gameUpdates(tableId: $t) {{ event seat view {{ {GAME_FIELDS} }} }} }}"
+    query = (
+        "subscription($t: ID!) { gameUpdates(tableId: $t) "
+        f"{{ event seat view {{ {GAME_FIELDS} }} }} }}"
+    )
     async with alice.subscribe(query, t=table["id"]) as updates:
         first = (await next_update(updates))["gameUpdates"]
         assert first["event"] == "SNAPSHOT" and first["view"]["phase"] == "WAITING"

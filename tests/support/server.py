@@ -76,15 +76,17 @@ class LiveServer:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child process owns it
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
+        # One client for all polls: a new httpx client loads the CA bundle each time.
+        with httpx.Client(verify=False, timeout=1) as client:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"server exited: {self.log_path.read_text()[-2000:]}")
+                try:
+                    if client.get(f"http://127.0.0.1:{self.port}/healthz").status_code == 200:
+                        return
+                except httpx.HTTPError:
+                    pass
+                time.sleep(0.05)
         raise RuntimeError("server did not start in time")
 
     def stop(self, kill: bool = False) -> None:

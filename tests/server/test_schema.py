@@ -1,0 +1,178 @@
+"""The committed schema.graphql is the schema the code builds and the one the live server
+serves, and it holds the contract's core schema (API.md) exactly: every listed type, field,
+argument, enum value and default, with only optional additions around them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import graphql
+import pytest
+from graphql import (
+    DocumentNode,
+    EnumTypeDefinitionNode,
+    GraphQLEnumType,
+    GraphQLInputObjectType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InputObjectTypeDefinitionNode,
+    ObjectTypeDefinitionNode,
+)
+
+from app.api.schema import schema_text
+from tests.support.scenarios import post_raw
+from tests.support.server import ROOT, LiveServer
+
+SCHEMA_FILE = ROOT / "schema.graphql"
+API_MD = Path("/work/shared/API.md")
+
+# Used when API.md cannot be read: the key names of its core schema block.
+FALLBACK_CORE = """
+enum Seat { NORTH EAST SOUTH WEST }
+enum Suit { SPADES HEARTS CLUBS DIAMONDS }
+enum BidKind { TRICKS NIL BLIND_NIL }
+enum GamePhase { WAITING BIDDING EXCHANGE PLAYING GAME_OVER }
+type Card { suit: Suit! rank: Rank! }
+input BidInput { kind: BidKind! tricks: Int }
+type GameView { tableId: ID! phase: GamePhase! turn: Seat hand: [Card!] legalPlays: [Card!]!
+  seats: [SeatState!]! version: Int! }
+type Query { me: Player table(id: ID!): Table game(tableId: ID!): GameView }
+type Mutation {
+  signUp(username: String!, password: String!): AuthPayload!
+  signIn(username: String!, password: String!): AuthPayload!
+  createTable(input: CreateTableInput!): Table!
+  joinTable(tableId: ID!, seat: Seat!, code: String): Table!
+  placeBid(tableId: ID!, bid: BidInput!): GameView!
+  playCard(tableId: ID!, card: CardInput!): GameView!
+}
+type Subscription { gameUpdates(tableId: ID!, since: Int): GameUpdate! }
+"""
+
+
+def normalized(schema: GraphQLSchema) -> str:
+    """SDL printed the same way for any schema object: types sorted by name."""
+    return graphql.print_schema(graphql.lexicographic_sort_schema(schema))
+
+
+def core_sdl() -> str:
+    """The "Core schema" block of API.md (or the fallback when it cannot be read)."""
+    try:
+        text = API_MD.read_text(encoding="utf-8")
+    except OSError:
+        return FALLBACK_CORE
+    match = re.search(r"## Core schema.*?```graphql\n(.*?)```", text, re.DOTALL)
+    return match.group(1) if match else FALLBACK_CORE
+
+
+@pytest.fixture(scope="module")
+def committed() -> GraphQLSchema:
+    """The committed schema.graphql."""
+    return graphql.build_schema(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def core() -> DocumentNode:
+    """The contract's core schema, parsed."""
+    return graphql.parse(core_sdl())
+
+
+def test_the_committed_schema_is_the_one_the_code_builds() -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
+        "schema.graphql is stale: regenerate it from app.api.schema.schema_text()"
+    )
+
+
+async def test_the_live_server_serves_the_committed_schema(
+    server: LiveServer, committed: GraphQLSchema
+) -> None:
+    query = graphql.get_introspection_query(
+        descriptions=True,
+        specified_by_url=True,
+        directive_is_repeatable=True,
+        input_value_deprecation=True,
+    )
+    response = await post_raw(server, {"query": query})  # introspection needs no sign-in
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert "errors" not in answer, answer
+    served = graphql.build_client_schema(answer["data"])
+    assert normalized(served) == normalized(committed)
+
+
+def test_the_core_schema_block_was_found_and_parses(core: DocumentNode) -> None:
+    names = {d.name.value for d in core.definitions if hasattr(d, "name")}
+    assert {"Seat", "GameView", "Query", "Mutation", "Subscription"} <= names
+
+
+def type_text(node: graphql.TypeNode) -> str:
+    """`[Card!]!`-style text of a type reference in the core block."""
+    return graphql.print_ast(node)
+
+
+def test_core_enums_have_exactly_the_contract_values(
+    core: DocumentNode, committed: GraphQLSchema
+) -> None:
+    for node in core.definitions:
+        if isinstance(node, EnumTypeDefinitionNode):
+            served = committed.get_type(node.name.value)
+            assert isinstance(served, GraphQLEnumType), node.name.value
+            assert list(served.values) == [v.name.value for v in node.values or ()], node.name.value
+
+
+def test_core_object_types_have_every_contract_field_and_argument(
+    core: DocumentNode, committed: GraphQLSchema
+) -> None:
+    for node in core.definitions:
+        if not isinstance(node, ObjectTypeDefinitionNode):
+            continue
+        name = node.name.value
+        served = committed.get_type(name)
+        assert isinstance(served, GraphQLObjectType), name
+        for field in node.fields or ():
+            where = f"{name}.{field.name.value}"
+            assert field.name.value in served.fields, f"missing {where}"
+            served_field = served.fields[field.name.value]
+            assert str(served_field.type) == type_text(field.type), where
+            listed = {a.name.value: a for a in field.arguments or ()}
+            for arg_name, arg in listed.items():
+                assert arg_name in served_field.args, f"missing argument {where}({arg_name})"
+                assert str(served_field.args[arg_name].type) == type_text(arg.type), (
+                    f"{where}({arg_name})"
+                )
+            # Extra arguments are fine, as long as a client of the contract can omit them.
+            for arg_name, served_arg in served_field.args.items():
+                if arg_name not in listed:
+                    assert not isinstance(served_arg.type, GraphQLNonNull), (
+                        f"{where}({arg_name}) is required but not in the contract"
+                    )
+
+
+def test_core_input_types_have_every_contract_field_and_default(
+    core: DocumentNode, committed: GraphQLSchema
+) -> None:
+    for node in core.definitions:
+        if not isinstance(node, InputObjectTypeDefinitionNode):
+            continue
+        name = node.name.value
+        served = committed.get_type(name)
+        assert isinstance(served, GraphQLInputObjectType), name
+        listed = {f.name.value: f for f in node.fields or ()}
+        for field_name, field in listed.items():
+            where = f"{name}.{field_name}"
+            assert field_name in served.fields, f"missing {where}"
+            served_field = served.fields[field_name]
+            assert str(served_field.type) == type_text(field.type), where
+            if field.default_value is not None:
+                node_served = served_field.ast_node
+                served_default = node_served.default_value if node_served is not None else None
+                assert served_default is not None, f"{where} has no default"
+                assert graphql.print_ast(served_default) == graphql.print_ast(
+                    field.default_value
+                ), where
+        for field_name, served_field in served.fields.items():
+            if field_name not in listed:
+                assert not isinstance(served_field.type, GraphQLNonNull), (
+                    f"{name}.{field_name} is required but not in the contract"
+                )
