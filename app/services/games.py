@@ -123,6 +123,11 @@ class BotDriver:
         self._again: set[str] = set()
         self._rng = random.SystemRandom()
 
+    @property
+    def running(self) -> frozenset[str]:
+        """Tables whose bots are being driven by this process right now."""
+        return frozenset(self._tasks)
+
     def kick(self, table_id: str) -> None:
         """Make sure bots get to move on `table_id` if it is their turn."""
         if table_id in self._tasks:

@@ -14,6 +14,7 @@ from app.broker.memory import MemoryBroker
 from app.settings import Settings
 from app.store.db import Database
 from app.store.migrate import upgrade
+from app.store.tables import stalled_bot_tables
 
 from . import wire
 from .auth import AuthService, TokenRevoked, hash_token
@@ -65,7 +66,6 @@ class Services:
         self.limits: Limiter = make_limiter(settings)
         self._sweeper: asyncio.Task[None] | None = None
         self._revocations: asyncio.Task[None] | None = None
-        self._stalled: dict[str, tuple[int, float]] = {}
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
         # Called when revocations may have been missed (the broker reconnected): each
@@ -141,15 +141,15 @@ class Services:
     async def sweep_bots(self) -> None:
         """Kick the bots of any table where a bot has owed a move for a while: the process
         that should have driven it may have died. Racing drivers are harmless (the ledger's
-        compare-and-swap lets one bot move apply once)."""
-        now = time.monotonic()
-        waiting: dict[str, tuple[int, float]] = {}
-        for table in await self.ledger.open_tables():
-            if bot_to_move(table) is None:
+        compare-and-swap lets one bot move apply once).
+
+        One indexed query finds the candidates (playing tables with a bot seat, unchanged
+        for a while), so the sweep stays cheap with hundreds of tables in play."""
+        async with self.db.read() as session:
+            candidates = await stalled_bot_tables(session, time.time() - BOT_STALL_SECONDS)
+        for table_id in candidates:
+            if table_id in self.bots.running:
                 continue
-            seen = self._stalled.get(table.id)
-            since = seen[1] if seen is not None and seen[0] == table.version else now
-            waiting[table.id] = (table.version, since)
-            if now - since >= BOT_STALL_SECONDS:
-                self.bots.kick(table.id)
-        self._stalled = waiting
+            table = await self.ledger.get(table_id)
+            if table is not None and bot_to_move(table) is not None:
+                self.bots.kick(table_id)

@@ -112,3 +112,19 @@ async def moves_of(session: AsyncSession, table_id: str) -> list[MoveRow]:
         select(MoveRow).where(MoveRow.table_id == table_id).order_by(col(MoveRow.seq))
     )
     return list(result.all())
+
+
+async def stalled_bot_tables(session: AsyncSession, unchanged_since: float) -> list[str]:
+    """Ids of playing tables with a bot seat that have not changed since `unchanged_since`
+    (epoch seconds)."""
+    result = await session.exec(
+        select(TableRow.id)
+        .join(SeatRow, col(SeatRow.table_id) == col(TableRow.id))
+        .where(
+            TableRow.status == "PLAYING",
+            col(TableRow.updated_at) < unchanged_since,
+            col(SeatRow.player_id).startswith("bot:"),
+        )
+        .distinct()
+    )
+    return list(result.all())
