@@ -47,9 +47,12 @@ from app.store.migrate import upgrade
 from .context import Context, bearer_token
 from .errors import OUTAGES
 from .guards import Connection, Guards
+from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
 
 log = logging.getLogger("app.server")
+
+patch_graphql_core()
 
 EXPIRY_SWEEP_SECONDS = 30
 
@@ -351,6 +354,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        tame_garbage_collector()
         await services.start()
         sweeper = asyncio.create_task(close_expired_forever())
         try:

@@ -23,7 +23,9 @@ from app.store.models import PlayerRow, TokenRow
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256  # hashing a huge password would be a free denial of service
-TOKEN_CACHE_SECONDS = 5.0
+# Revocations drop cached tokens at once in every process (broadcast), so the cache only
+# bounds how long a token's expiry may be noticed late.
+TOKEN_CACHE_SECONDS = 60.0
 BAD_CREDENTIALS = "invalid username or password"
 
 

@@ -92,7 +92,8 @@ class GameService:
             viewer = await self.social.viewer(player)
             self.tables.visible(viewer, await self.ledger.get(table_id))
             raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves") from None
-        self.bots.kick(table_id)
+        if any(o is not None and o.is_bot for o in after.occupants):
+            self.bots.kick(table_id)
         return after
 
 

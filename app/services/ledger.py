@@ -70,7 +70,12 @@ Decision = Callable[[TableSnapshot], Change]
 
 
 class Conflict(Exception):
-    """The table moved on between the read and the compare-and-swap."""
+    """The table moved on between the read and the compare-and-swap, or the decision was
+    made on a stale cached snapshot (then it is simply made again on a fresh one)."""
+
+    def __init__(self, stale_cache: bool = False) -> None:
+        super().__init__()
+        self.stale_cache = stale_cache
 
 
 class Ledger:
@@ -159,8 +164,8 @@ class Ledger:
         for _attempt in range(MAX_ATTEMPTS):
             try:
                 change, before, after = await self._attempt(table_id, decide, expected_version)
-            except Conflict:
-                if expected_version is not None:
+            except Conflict as conflict:
+                if expected_version is not None and not conflict.stale_cache:
                     raise _conflict() from None
                 continue
             if change.steps:
@@ -172,17 +177,23 @@ class Ledger:
         self, table_id: str, decide: Decision, expected_version: int | None
     ) -> tuple[Change, TableSnapshot, TableSnapshot]:
         async with self.db.write() as session:
-            before = await self._load_for_write(session, table_id)
-            if expected_version is not None and before.version != expected_version:
-                raise _conflict()
-            change = decide(before)
+            before, verified = await self._load_for_write(session, table_id)
+            try:
+                if expected_version is not None and before.version != expected_version:
+                    raise _conflict()
+                change = decide(before)
+            except RuleError:
+                await self._verify(session, before, verified)
+                raise
             if not change.steps:
+                await self._verify(session, before, verified)
                 return change, before, before
             after = change.steps[-1].table
             if not await repo.compare_and_set(
                 session, table_id, before.version, _row_values(after)
             ):
-                raise Conflict()
+                self.forget(table_id)
+                raise Conflict(stale_cache=not verified)
             seat_changes = {
                 s.name: (o.player_id if o is not None else None)
                 for s, o in zip(SEATS, after.occupants, strict=True)
@@ -196,16 +207,26 @@ class Ledger:
         self._remember(after)
         return change, before, after
 
-    async def _load_for_write(self, session: Any, table_id: str) -> TableSnapshot:
-        version = await repo.table_version(session, table_id)
-        if version is None:
-            raise RuleError(ErrorCode.NOT_FOUND, "no such table")
+    async def _load_for_write(self, session: Any, table_id: str) -> tuple[TableSnapshot, bool]:
+        """The table to decide on, and whether it was read from the database just now.
+
+        A cached snapshot is used without re-reading its version: an accepted change is
+        checked by the compare-and-swap anyway, and a refusal or no-op decided on it is
+        verified afterwards (`_verify`). One process alone never finds it stale."""
         cached = self._cache.get(table_id)
-        if cached is not None and cached.version == version:
-            return cached
+        if cached is not None:
+            return cached, False
         loaded = await repo.load_table(session, table_id)
-        assert loaded is not None
-        return snapshot_from_rows(*loaded)
+        if loaded is None:
+            raise RuleError(ErrorCode.NOT_FOUND, "no such table")
+        return snapshot_from_rows(*loaded), True
+
+    async def _verify(self, session: Any, table: TableSnapshot, verified: bool) -> None:
+        """Make sure a decision that wrote nothing was made on the current table."""
+        if verified or await repo.table_version(session, table.id) == table.version:
+            return
+        self.forget(table.id)
+        raise Conflict(stale_cache=True)
 
     async def _publish(self, change: Change, before: TableSnapshot, after: TableSnapshot) -> None:
         # The change is committed: a broker failure must not fail the request. Subscribers

@@ -31,7 +31,11 @@ class Database:
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
         if self.is_sqlite:
-            kwargs["connect_args"] = {"timeout": BUSY_TIMEOUT_MS / 1000}
+            # A fixed pool: overflow connections were opened and closed under load, each
+            # with a new aiosqlite thread and its PRAGMAs.
+            kwargs.update(
+                connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, pool_size=32, max_overflow=0
+            )
         else:
             kwargs.update(pool_size=20, max_overflow=20, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)

@@ -1,0 +1,57 @@
+"""Process tuning: the graphql-core subscription memo no longer grows per event."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator
+from typing import Any
+
+from graphql import build_schema, parse, subscribe
+from graphql.execution.executor import Executor
+
+from app.api.runtime import patch_graphql_core
+
+SCHEMA = build_schema(
+    """
+    type Item { a: Int b: Int }
+    type Query { dummy: Int }
+    type Subscription { items: [Item!]! }
+    """
+)
+
+
+async def _events(count: int) -> AsyncIterator[dict[str, Any]]:
+    for i in range(count):
+        yield {"items": [{"a": i, "b": i}, {"a": i, "b": i}]}
+        await asyncio.sleep(0)
+
+
+async def _memo_size_after(events: int) -> int:
+    built: list[Executor[Any]] = []
+    original = Executor.build_per_event_executor
+
+    def spy(self: Executor[Any], payload: Any) -> Executor[Any]:
+        built.append(self)
+        return original(self, payload)
+
+    Executor.build_per_event_executor = spy  # type: ignore[method-assign]
+    try:
+        stream = subscribe(
+            SCHEMA,
+            parse("subscription { items { a b } }"),
+            subscribe_field_resolver=lambda *_: _events(events),
+        )
+        if inspect.isawaitable(stream):
+            stream = await stream
+        assert isinstance(stream, AsyncIterator)
+        async for _ in stream:
+            pass
+    finally:
+        Executor.build_per_event_executor = original  # type: ignore[method-assign]
+    return len(built[0]._relevant_sub_fields)
+
+
+async def test_subscription_events_leave_nothing_in_the_shared_memo() -> None:
+    patch_graphql_core()
+    assert await _memo_size_after(50) == await _memo_size_after(5) == 0
