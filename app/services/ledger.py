@@ -201,7 +201,7 @@ class Ledger:
             }
             if seat_changes:
                 await repo.replace_seats(session, table_id, seat_changes)
-            repo.append_moves(session, table_id, change.log)
+            await repo.append_moves(session, table_id, change.log)
             for effect in change.effects:
                 await effect(session)
         self._remember(after)

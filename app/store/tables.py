@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete, insert, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -66,15 +66,23 @@ async def usernames(session: AsyncSession, player_ids: Sequence[str]) -> dict[st
     return dict(result.all())
 
 
+# The per-move statements are Core statements on the tables: the ORM's unit of work and
+# bulk-update machinery cost more than the SQL itself on this hot path.
+_TABLES = TableRow.__table__  # type: ignore[attr-defined]
+_MOVES = MoveRow.__table__  # type: ignore[attr-defined]
+
+
 async def compare_and_set(
     session: AsyncSession, table_id: str, expected_version: int, values: dict[str, Any]
 ) -> bool:
     """Update the table only if it is still at `expected_version`; False if it moved on."""
-    result = await session.exec(
-        update(TableRow)
-        .where(col(TableRow.id) == table_id, col(TableRow.version) == expected_version)
+    statement = (
+        update(_TABLES)
+        .where(_TABLES.c.id == table_id, _TABLES.c.version == expected_version)
         .values(updated_at=now(), **values)
     )
+    connection = await session.connection()
+    result = await connection.execute(statement)
     return bool(result.rowcount == 1)
 
 
@@ -91,19 +99,25 @@ async def replace_seats(session: AsyncSession, table_id: str, seats: dict[str, s
     await session.flush()
 
 
-def append_moves(
+async def append_moves(
     session: AsyncSession, table_id: str, moves: Sequence[tuple[int, int, dict[str, Any]]]
 ) -> None:
     """Append move-log rows (seq, changes, move); (table, seq) is unique."""
-    for seq, changes, move in moves:
-        session.add(
-            MoveRow(
-                table_id=table_id,
-                seq=seq,
-                changes=changes,
-                move=json.dumps(move, separators=(",", ":")),
-            )
-        )
+    if not moves:
+        return
+    created = now()
+    rows = [
+        {
+            "table_id": table_id,
+            "seq": seq,
+            "changes": changes,
+            "move": json.dumps(move, separators=(",", ":")),
+            "created_at": created,
+        }
+        for seq, changes, move in moves
+    ]
+    connection = await session.connection()
+    await connection.execute(insert(_MOVES), rows)
 
 
 async def moves_of(session: AsyncSession, table_id: str) -> list[MoveRow]:
