@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.rules.bots import POLICIES, PolicyName
 from app.rules.game import Game, Phase
 from app.rules.seats import SEATS, Seat
-from app.rules.serialize import game_to_data
+from app.rules.serialize import game_to_data, game_to_json
 from app.rules.simulate import game_seeds, play_game
 from app.rules.views import project
 
@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     extras: tuple[tuple[str, Hook], ...] = (
         ("projection, 5 viewers:", project_all),
         ("snapshot, game_to_data:", game_to_data),
+        ("snapshot, game_to_json:", game_to_json),  # what the server stores per move
     )
     for label, hook in extras:
         *_, spent = best_time(args.repeat, partial(play_with_hook, sample, hook))
