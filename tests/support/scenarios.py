@@ -16,7 +16,6 @@ from typing import Any
 import httpx
 from gql import Client, GraphQLRequest
 from gql.transport.exceptions import TransportQueryError
-from gql.transport.httpx import HTTPXAsyncTransport
 from gql.transport.websockets import WebsocketsTransport
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -70,19 +69,7 @@ SIGN_IN = (
 
 
 class FastApi(Api):
-    """The frontend client with a shared SSL context: same requests, same answers."""
-
-    async def call(self, query: str, **variables: Any) -> dict[str, Any]:
-        """Run a query or mutation over HTTP; raise ApiError on a GraphQL error."""
-        transport = HTTPXAsyncTransport(
-            url=self.server.http_url, headers=self._headers(), timeout=30, verify=_SSL
-        )
-        async with Client(transport=transport) as session:
-            try:
-                result = await session.execute(GraphQLRequest(query, variable_values=variables))
-            except TransportQueryError as exc:
-                raise ApiError(list(exc.errors or [{"message": str(exc)}])) from exc
-        return dict(result)
+    """The frontend client, with a shortcut for expected refusals."""
 
     async def refusal(self, query: str, **variables: Any) -> ApiError:
         """The error `query` must answer (the whole error, message included)."""
