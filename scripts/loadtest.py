@@ -1,4 +1,4 @@
-"""Load test: K tables of 4 human WebSocket clients playing against one server process.
+"""Load test: K tables of 4 human WebSocket clients playing against the server (1+ processes).
 
 Each table has four signed-up players (HTTP `signUp`), one creates a (seeded) table
 and the other three join it; every player then opens its own WebSocket
@@ -15,18 +15,29 @@ Usage (from the repository root):
     .venv/bin/python scripts/loadtest.py --tables 10 --duration 10
     .venv/bin/python scripts/loadtest.py --tables 50 --saturate
     .venv/bin/python scripts/loadtest.py --url http://127.0.0.1:8000/graphql --server-pid 1234
+    .venv/bin/python scripts/loadtest.py --postgres --tables 50 --saturate   # 1 process, PG+Redis
+    .venv/bin/python scripts/loadtest.py --processes 2 --tables 50 --saturate
 
 Other flags: --rate R (moves/s per table, default 1), --duration S (measured, default
 30), --warmup S (default 3), --json OUT (all figures), --samples CSV (every measured
 move), --py-spy OUT (profile the server over the measured window; needs py-spy in the
-venv), --random-deals, --no-uvloop, --quiet, and --processes N (reserved: only one
-server process is supported for now; another N prints a note and runs with one).
+venv), --random-deals, --no-uvloop, --quiet, --postgres, and --processes N.
 
 Without `--url` the script starts its own `spades serve` on a free port with a
 temporary SQLite file (cheap argon2, seeded tables allowed, rate limits off, server
 log level `warning`), and stops it at the end, on Ctrl-C and on errors. With `--url` it
 uses a running server (127.0.0.1 only); give `--server-pid` to get its memory
 and CPU figures.
+
+With `--postgres` the started server uses PostgreSQL + Redis instead: a fresh database
+`spades_loadtest_<hex>` is created (asyncpg, user `postgres`, via database `test` on
+127.0.0.1:5432, trust auth), migrated once with `spades migrate`, and dropped at the end
+(also on errors and Ctrl-C); the servers get SPADES_DATABASE_URL and
+SPADES_BROKER_URL=redis://127.0.0.1:6379/0 besides the settings above. With
+`--processes N` (N > 1 implies `--postgres`) N such servers run on their own ports and
+player i of table t uses process (4t+i) mod N for both HTTP and its WebSocket, so every
+update crosses Redis. Server RSS and CPU are then summed over the processes, with a
+per-process breakdown; "whole machine" CPU/move includes PostgreSQL and Redis.
 
 It prints: tables, subscriptions, duration, moves completed, moves/s, latency
 percentiles (request start -> all 4 subscribers updated, and the HTTP answer
@@ -96,6 +107,16 @@ SETUP_TIMEOUT_PER_TABLE = 60.0
 DRAIN_TIMEOUT = 20.0
 MAX_DURATION = 3600.0
 SETUP_BUDGET = 300.0  # plus 0.5 s per table: the hard deadline of the whole run
+MIGRATE_TIMEOUT = 120.0
+MAX_PROCESSES = 16
+
+# --postgres / --processes N > 1: one fresh database on this server, one Redis.
+PG_HOST = "127.0.0.1"
+PG_PORT = 5432
+PG_USER = "postgres"
+PG_MAINTENANCE_DB = "test"  # where CREATE/DROP DATABASE run
+PG_TIMEOUT = 30.0
+REDIS_URL = "redis://127.0.0.1:6379/0"
 
 T = TypeVar("T")
 
@@ -196,13 +217,43 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-class ServerProcess:
-    """`spades serve` on a free port with a temporary SQLite file."""
+def spades_executable() -> Path:
+    """The `spades` command of this venv."""
+    executable = Path(sys.executable).parent / "spades"
+    if not executable.exists():
+        executable = ROOT / ".venv" / "bin" / "spades"
+    return executable
 
-    def __init__(self, log_level: str) -> None:
+
+def server_env(log_level: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a started server (and of `spades migrate`)."""
+    return {
+        **os.environ,
+        "SPADES_ARGON2_TIME_COST": "1",
+        "SPADES_ARGON2_MEMORY_KIB": "1024",
+        "SPADES_ALLOW_SEEDED_TABLES": "1",
+        # 1,000 sign-ups from 127.0.0.1 would trip the per-IP sign-up limit.
+        "SPADES_RATE_LIMITS": "0",
+        "SPADES_LOG_LEVEL": log_level,
+        **(extra or {}),
+    }
+
+
+class ServerProcess:
+    """`spades serve` on a free port: by default with a temporary SQLite file, or with the
+    given database URL and extra environment (PostgreSQL + Redis)."""
+
+    def __init__(
+        self,
+        log_level: str,
+        database_url: str | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.directory = tempfile.TemporaryDirectory(prefix="spades-loadtest-")
         self.database = Path(self.directory.name) / "loadtest.db"
+        self.database_url = database_url or f"sqlite+aiosqlite:///{self.database}"
+        self.extra_env = extra_env or {}
         self.log_path = Path(self.directory.name) / "server.log"
         self.log_level = log_level
         self.process: subprocess.Popen[bytes] | None = None
@@ -217,43 +268,34 @@ class ServerProcess:
         """The server's process id while it runs."""
         return self.process.pid if self.process is not None else None
 
-    def start(self) -> None:
-        """Start the server and wait (bounded) until /healthz answers."""
-        executable = Path(sys.executable).parent / "spades"
-        if not executable.exists():
-            executable = ROOT / ".venv" / "bin" / "spades"
-        env = {
-            **os.environ,
-            "SPADES_ARGON2_TIME_COST": "1",
-            "SPADES_ARGON2_MEMORY_KIB": "1024",
-            "SPADES_ALLOW_SEEDED_TABLES": "1",
-            # 1,000 sign-ups from 127.0.0.1 would trip the per-IP sign-up limit.
-            "SPADES_RATE_LIMITS": "0",
-            "SPADES_LOG_LEVEL": self.log_level,
-        }
+    def launch(self) -> None:
+        """Start the server process (without waiting for it)."""
         command = [
-            str(executable),
+            str(spades_executable()),
             "serve",
             "--host",
             "127.0.0.1",
             "--port",
             str(self.port),
             "--database-url",
-            f"sqlite+aiosqlite:///{self.database}",
+            self.database_url,
         ]
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child process writes to it
         try:
             self.process = subprocess.Popen(
                 command,
                 cwd=ROOT,
-                env=env,
+                env=server_env(self.log_level, self.extra_env),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 preexec_fn=_die_with_parent,  # no threads exist yet
             )
         finally:
             log.close()
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
+
+    def wait_healthy(self, deadline: float) -> None:
+        """Wait (until the monotonic `deadline`) for /healthz to answer."""
+        assert self.process is not None
         health = f"http://127.0.0.1:{self.port}/healthz"
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -263,6 +305,11 @@ class ServerProcess:
                     return
             time.sleep(0.1)
         raise RuntimeError(f"the server did not answer /healthz in time:\n{self.tail_log()}")
+
+    def start(self) -> None:
+        """Start the server and wait (bounded) until /healthz answers."""
+        self.launch()
+        self.wait_healthy(time.monotonic() + SERVER_START_TIMEOUT)
 
     def tail_log(self, chars: int = 3000) -> str:
         """The end of what the server printed."""
@@ -282,6 +329,84 @@ class ServerProcess:
                 process.kill()
                 process.wait(timeout=10)
         self.directory.cleanup()
+
+
+def stop_servers(servers: list[ServerProcess]) -> None:
+    """SIGTERM every server at once, then wait for each (SIGKILL after 10 s). Idempotent."""
+    for server in servers:
+        if server.process is not None and server.process.poll() is None:
+            with contextlib.suppress(OSError):
+                server.process.send_signal(signal.SIGTERM)
+    for server in servers:
+        with contextlib.suppress(Exception):
+            server.stop()
+
+
+class PostgresDatabase:
+    """A fresh PostgreSQL database for one run (created and dropped as user `postgres`,
+    through the maintenance database `test`, over 127.0.0.1 with trust auth)."""
+
+    def __init__(self) -> None:
+        self.name = f"spades_loadtest_{secrets.token_hex(4)}"
+        self.created = False
+
+    @property
+    def url(self) -> str:
+        """The SQLAlchemy URL the servers use."""
+        return f"postgresql+asyncpg://{PG_USER}@{PG_HOST}:{PG_PORT}/{self.name}"
+
+    async def _execute(self, sql: str) -> None:
+        import asyncpg  # type: ignore[import-untyped]
+
+        connection = await asyncpg.connect(
+            host=PG_HOST,
+            port=PG_PORT,
+            user=PG_USER,
+            database=PG_MAINTENANCE_DB,
+            timeout=PG_TIMEOUT,
+        )
+        try:
+            await connection.execute(sql, timeout=PG_TIMEOUT)
+        finally:
+            await connection.close(timeout=PG_TIMEOUT)
+
+    def create(self) -> None:
+        """CREATE DATABASE (the name is ours: lowercase hex, no quoting issue)."""
+        self.created = True  # from now on drop() tries (IF EXISTS), even if interrupted
+        try:
+            asyncio.run(asyncio.wait_for(self._execute(f'CREATE DATABASE "{self.name}"'), 60))
+        except (OSError, TimeoutError):
+            raise
+        except Exception as exc:  # asyncpg's own errors
+            raise RuntimeError(f"could not create database {self.name}: {exc}") from exc
+
+    def drop(self) -> None:
+        """DROP DATABASE ... WITH (FORCE), if created; best effort, bounded. Idempotent."""
+        if not self.created:
+            return
+        sql = f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'
+        try:
+            asyncio.run(asyncio.wait_for(self._execute(sql), 60))
+        except Exception as exc:  # report, never hide the run's own result
+            print(f"note: could not drop database {self.name}: {exc}", file=sys.stderr)
+            return
+        self.created = False
+
+    def migrate(self, log_level: str) -> None:
+        """`spades migrate` once, before any server starts (so the servers do not race)."""
+        command = [str(spades_executable()), "migrate", "--database-url", self.url]
+        env = server_env(log_level, {"SPADES_DATABASE_URL": self.url})
+        done = subprocess.run(
+            command,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            timeout=MIGRATE_TIMEOUT,
+            check=False,
+        )
+        if done.returncode != 0:
+            output = (done.stdout + done.stderr).decode(errors="replace")[-2000:]
+            raise RuntimeError(f"spades migrate failed ({done.returncode}):\n{output}")
 
 
 # --------------------------------------------------------------------------- clients
@@ -469,11 +594,23 @@ class SeatClient:
 
 
 class TableSlot:
-    """One table slot: four players, the current table, and the in-flight move."""
+    """One table slot: four players, the current table, and the in-flight move.
 
-    def __init__(self, index: int, api: Api, stats: Stats, run_id: str, seed: int | None) -> None:
+    `apis[seat]` and `ws_urls[seat]` are the server process each seat talks to (all the
+    same with one process; spread over the processes with several)."""
+
+    def __init__(
+        self,
+        index: int,
+        apis: list[Api],
+        ws_urls: list[str],
+        stats: Stats,
+        run_id: str,
+        seed: int | None,
+    ) -> None:
         self.index = index
-        self.api = api
+        self.apis = apis
+        self.ws_urls = ws_urls
         self.stats = stats
         self.run_id = run_id
         self.seed = seed
@@ -494,7 +631,10 @@ class TableSlot:
         """Four new accounts."""
         names = [f"lt{self.run_id}{self.index}x{seat}" for seat in range(4)]
         results = await asyncio.gather(
-            *(self.api.call(SIGN_UP, {"u": name, "p": PASSWORD}) for name in names)
+            *(
+                self.apis[seat].call(SIGN_UP, {"u": name, "p": PASSWORD})
+                for seat, name in enumerate(names)
+            )
         )
         self.seats = [
             SeatClient(self, seat, data["signUp"]["token"]) for seat, data in enumerate(results)
@@ -506,24 +646,24 @@ class TableSlot:
         if self.seed is not None:
             options["seed"] = self.seed * 1000 + self.games
         try:
-            data = await self.api.call(CREATE_TABLE, {"i": options}, self.seats[0].token)
+            data = await self.apis[0].call(CREATE_TABLE, {"i": options}, self.seats[0].token)
         except ApiError as exc:
             if exc.code != "FORBIDDEN" or "seed" not in options:
                 raise
             self.seed = None  # a server without seeded tables: deal at random
             options.pop("seed")
-            data = await self.api.call(CREATE_TABLE, {"i": options}, self.seats[0].token)
+            data = await self.apis[0].call(CREATE_TABLE, {"i": options}, self.seats[0].token)
         self.table_id = data["createTable"]["id"]
         for seat in range(1, 4):
-            await self.api.call(
+            await self.apis[seat].call(
                 JOIN_TABLE, {"t": self.table_id, "s": SEATS[seat]}, self.seats[seat].token
             )
         self.games += 1
 
-    async def connect(self, ws_url: str) -> None:
-        """Four sockets, each subscribed to the table."""
+    async def connect(self) -> None:
+        """Four sockets (each to its seat's server process), each subscribed to the table."""
         for seat in self.seats:
-            await seat.open(ws_url)
+            await seat.open(self.ws_urls[seat.index])
             await seat.subscribe(self.table_id)
 
     async def replace_table(self) -> None:
@@ -612,7 +752,7 @@ class TableSlot:
         self._begin()
         started = time.perf_counter()
         try:
-            data = await self.api.call(query, variables, actor.token)
+            data = await self.apis[actor.index].call(query, variables, actor.token)
             answered = time.perf_counter()
             self._expect(int(data[kind]["version"]))
             await asyncio.wait_for(self.done.wait(), WS_STEP_TIMEOUT)
@@ -693,36 +833,70 @@ async def bounded_gather(
 # --------------------------------------------------------------------------- the run
 
 
+def summed(values: list[float | None] | list[int | None]) -> float | None:
+    """The sum of per-process figures; None when there are none or one is unknown."""
+    if not values or any(v is None for v in values):
+        return None
+    return float(sum(v for v in values if v is not None))
+
+
+def read_rss_total_kib(pids: list[int]) -> int | None:
+    """VmRSS summed over the server processes, in KiB (None if one is unknown)."""
+    total = summed([read_rss_kib(pid) for pid in pids])
+    return None if total is None else int(total)
+
+
 @dataclass
 class Sample:
-    """Process and machine counters at one instant."""
+    """Process and machine counters at one instant (server figures per server process)."""
 
     at: float
-    server_cpu: float | None
+    server_cpus: list[float | None]
     own_cpu: float
     machine: tuple[float, float] | None
-    main_thread: tuple[float, float] | None  # server main thread: (on CPU, runnable-waiting)
+    # Per server process, its main thread: (on CPU, runnable-waiting).
+    main_threads: list[tuple[float, float] | None]
 
     @classmethod
-    def take(cls, pid: int | None) -> Sample:
+    def take(cls, pids: list[int]) -> Sample:
         """Read the counters now."""
         return cls(
             at=time.perf_counter(),
-            server_cpu=read_cpu_seconds(pid) if pid is not None else None,
+            server_cpus=[read_cpu_seconds(pid) for pid in pids],
             own_cpu=time.process_time(),
             machine=read_machine_cpu(),
-            main_thread=read_schedstat(pid) if pid is not None else None,
+            main_threads=[read_schedstat(pid) for pid in pids],
         )
 
+    @property
+    def server_cpu(self) -> float | None:
+        """CPU seconds of all the server processes together."""
+        return summed(self.server_cpus)
 
-async def monitor(stats: Stats, pid: int | None, end: float, every: float) -> None:
+
+def main_thread_shares(before: Sample, after: Sample, measured: float) -> list[dict[str, float]]:
+    """Per server process: share of the window its main thread was on a CPU / waiting."""
+    shares = []
+    for first, last in zip(before.main_threads, after.main_threads, strict=True):
+        if first is None or last is None or not measured:
+            return []
+        shares.append(
+            {
+                "on_cpu": (last[0] - first[0]) / measured,
+                "waiting_for_cpu": (last[1] - first[1]) / measured,
+            }
+        )
+    return shares
+
+
+async def monitor(stats: Stats, pids: list[int], end: float, every: float) -> None:
     """Progress on stderr every `every` seconds (bounded by `end`)."""
-    last = Sample.take(pid)
+    last = Sample.take(pids)
     moves = 0
     errors = 0
     for _ in range(int(MAX_DURATION / every) + 1):
         await asyncio.sleep(every)
-        now = Sample.take(pid)
+        now = Sample.take(pids)
         new = stats.latencies[moves:]
         moves = len(stats.latencies)
         total_errors = sum(stats.errors.values())
@@ -731,7 +905,7 @@ async def monitor(stats: Stats, pid: int | None, end: float, every: float) -> No
         server = ""
         if now.server_cpu is not None and last.server_cpu is not None:
             server = f" server CPU {100 * (now.server_cpu - last.server_cpu) / span:.0f}%"
-        rss = read_rss_kib(pid) if pid is not None else None
+        rss = read_rss_total_kib(pids)
         print(
             f"  [{time.strftime('%H:%M:%S')}] {len(new) / span:7.1f} moves/s  "
             f"p95 {window_p95:7.1f} ms  errors +{total_errors - errors}{server}"
@@ -745,22 +919,36 @@ async def monitor(stats: Stats, pid: int | None, end: float, every: float) -> No
             return
 
 
-def start_profiler(
-    out: str | None, pid: int | None, seconds: float
-) -> subprocess.Popen[bytes] | None:
-    """`py-spy record` of the server over the measured window, if asked and possible."""
+def start_profilers(
+    out: str | None, pids: list[int], seconds: float
+) -> list[subprocess.Popen[bytes]]:
+    """`py-spy record` of each server process over the measured window, if asked and
+    possible (with several processes, OUT gets a `.pN` suffix before its extension)."""
     if out is None:
-        return None
-    if pid is None:
+        return []
+    if not pids:
         print("note: --py-spy needs the server's PID (--server-pid)", file=sys.stderr)
-        return None
+        return []
     executable = Path(sys.executable).parent / "py-spy"
     if not executable.exists():
         print(f"note: no {executable}; pip install py-spy to profile", file=sys.stderr)
-        return None
+        return []
+    if len(pids) == 1:
+        return [start_profiler(str(executable), out, pids[0], seconds)]
+    path = Path(out)
+    return [
+        start_profiler(
+            str(executable), str(path.with_name(f"{path.stem}.p{n}{path.suffix}")), pid, seconds
+        )
+        for n, pid in enumerate(pids)
+    ]
+
+
+def start_profiler(executable: str, out: str, pid: int, seconds: float) -> subprocess.Popen[bytes]:
+    """One `py-spy record` of one process."""
     fmt = "speedscope" if out.endswith(".json") else "flamegraph" if out.endswith(".svg") else "raw"
     command = [
-        str(executable),
+        executable,
         "record",
         "--pid",
         str(pid),
@@ -800,19 +988,35 @@ def ws_url_of(http_url: str) -> str:
     return urlunsplit(("wss" if parts.scheme == "https" else "ws", *parts[1:]))
 
 
-async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, Any]:
-    """Set up, measure, tear down; returns the figures."""
+async def run(
+    args: argparse.Namespace, urls: list[str], pids: list[int], backend: str
+) -> dict[str, Any]:
+    """Set up, measure, tear down; returns the figures. `urls` are the server processes'
+    GraphQL endpoints: player i of table t talks to process (t*4+i) % len(urls)."""
     stats = Stats()
     quiet: bool = args.quiet
-    # One small pool per table: httpcore scans every connection of a pool for every
-    # request, so one shared pool of hundreds of connections costs ~10 ms CPU per move.
-    apis = [Api(url, pool=4) for _ in range(args.tables)]
+    n = len(urls)
+    # One small pool per table (and process): httpcore scans every connection of a pool
+    # for every request, so one shared pool of hundreds of connections costs ~10 ms CPU
+    # per move.
+    apis: list[Api] = []
+    slots = []
     run_id = secrets.token_hex(3)
     seed_base = None if args.random_deals else 1
-    slots = [
-        TableSlot(i, apis[i], stats, run_id, None if seed_base is None else seed_base + i)
-        for i in range(args.tables)
-    ]
+    for i in range(args.tables):
+        processes = [(i * 4 + seat) % n for seat in range(4)]
+        by_process = {p: Api(urls[p], pool=4) for p in dict.fromkeys(processes)}
+        apis += by_process.values()
+        slots.append(
+            TableSlot(
+                i,
+                [by_process[p] for p in processes],
+                [ws_url_of(urls[p]) for p in processes],
+                stats,
+                run_id,
+                None if seed_base is None else seed_base + i,
+            )
+        )
     try:
         t = time.perf_counter()
         await bounded_gather(
@@ -823,18 +1027,14 @@ async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, 
         await bounded_gather([s.new_table for s in slots], args.setup_concurrency, "tables", quiet)
         tables_s = time.perf_counter() - t
         await asyncio.sleep(1.0)
-        rss_before = read_rss_kib(pid) if pid is not None else None
+        rss_before = read_rss_total_kib(pids)
+        rss_before_each = [read_rss_kib(pid) for pid in pids]
         t = time.perf_counter()
-        ws_url = ws_url_of(url)
-        await bounded_gather(
-            [lambda s=s: s.connect(ws_url) for s in slots],
-            args.setup_concurrency,
-            "sockets",
-            quiet,
-        )
+        await bounded_gather([s.connect for s in slots], args.setup_concurrency, "sockets", quiet)
         sockets_s = time.perf_counter() - t
         await asyncio.sleep(1.0)
-        rss_after = read_rss_kib(pid) if pid is not None else None
+        rss_after = read_rss_total_kib(pids)
+        rss_after_each = [read_rss_kib(pid) for pid in pids]
         connections = 4 * len(slots)
 
         if not quiet:
@@ -856,15 +1056,15 @@ async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, 
         monitor_task = (
             None
             if quiet
-            else asyncio.create_task(monitor(stats, pid, end, min(5.0, args.duration)))
+            else asyncio.create_task(monitor(stats, pids, end, min(5.0, args.duration)))
         )
         await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
         stats.recording = True
-        profiler = start_profiler(args.py_spy, pid, end - time.perf_counter())
-        before = Sample.take(pid)
+        profilers = start_profilers(args.py_spy, pids, end - time.perf_counter())
+        before = Sample.take(pids)
         await asyncio.sleep(max(0.0, end - time.perf_counter()))
-        after = Sample.take(pid)
-        if profiler is not None:
+        after = Sample.take(pids)
+        for profiler in profilers:
             await asyncio.to_thread(stop_profiler, profiler, args.duration + 30)
         measured = after.at - before.at
         # Moves started inside the window finish (bounded) and still count.
@@ -880,7 +1080,8 @@ async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, 
         if monitor_task is not None:
             monitor_task.cancel()
             await asyncio.gather(monitor_task, return_exceptions=True)
-        rss_end = read_rss_kib(pid) if pid is not None else None
+        rss_end = read_rss_total_kib(pids)
+        rss_end_each = [read_rss_kib(pid) for pid in pids]
     finally:
         await asyncio.gather(*(s.close() for s in slots), return_exceptions=True)
         await asyncio.gather(*(api.close() for api in apis), return_exceptions=True)
@@ -894,13 +1095,21 @@ async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, 
         if after.server_cpu is not None and before.server_cpu is not None
         else None
     )
+    server_cpu_each = [
+        (last - first) / measured if first is not None and last is not None and measured else None
+        for first, last in zip(before.server_cpus, after.server_cpus, strict=True)
+    ]
     machine = None
     if after.machine is not None and before.machine is not None:
         busy = after.machine[0] - before.machine[0]
         total = after.machine[1] - before.machine[1]
         machine = busy / total * (os.cpu_count() or 1) if total else None
+    shares = main_thread_shares(before, after, measured)
     return {
         "mode": "saturate" if args.saturate else "rate",
+        "backend": backend,
+        "server_processes": n,
+        "server_pids": pids,
         "tables": len(slots),
         "subscriptions": connections,
         "rate_per_table": None if args.saturate else args.rate,
@@ -933,20 +1142,24 @@ async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, 
             "after_sockets": rss_after,
             "end": rss_end,
         },
+        "server_rss_kib_per_process": [
+            {"before_sockets": b, "after_sockets": a, "end": e}
+            for b, a, e in zip(rss_before_each, rss_after_each, rss_end_each, strict=True)
+        ],
         "kib_per_connection": (
             (rss_after - rss_before) / connections
             if rss_after is not None and rss_before is not None
             else None
         ),
         "server_cpu_cores": server_cpu,
+        "server_cpu_cores_per_process": server_cpu_each,
+        # Summed over the processes (so up to N with N processes).
         "server_main_thread": (
-            {
-                "on_cpu": (after.main_thread[0] - before.main_thread[0]) / measured,
-                "waiting_for_cpu": (after.main_thread[1] - before.main_thread[1]) / measured,
-            }
-            if after.main_thread is not None and before.main_thread is not None and measured
+            {key: sum(share[key] for share in shares) for key in ("on_cpu", "waiting_for_cpu")}
+            if shares
             else None
         ),
+        "server_main_thread_per_process": shares,
         "loadgen_cpu_cores": (after.own_cpu - before.own_cpu) / measured if measured else None,
         "machine_cpu_cores_busy": machine,
         "server_cpu_ms_per_move": (
@@ -954,6 +1167,9 @@ async def run(args: argparse.Namespace, url: str, pid: int | None) -> dict[str, 
         ),
         "loadgen_cpu_ms_per_move": (
             (after.own_cpu - before.own_cpu) / len(latencies) * 1000 if latencies else None
+        ),
+        "machine_cpu_ms_per_move": (
+            machine * measured / len(latencies) * 1000 if machine and latencies else None
         ),
         "other_cpu_cores": (
             machine - server_cpu - (after.own_cpu - before.own_cpu) / measured
@@ -990,6 +1206,8 @@ def report(result: dict[str, Any], args: argparse.Namespace, loop_name: str) -> 
         "",
         "=== Spades load test ===",
         f"mode:               {mode}",
+        f"server:             {result['server_processes']} process"
+        f"{'es' if result['server_processes'] != 1 else ''}, {result['backend']}",
         f"tables:             {result['tables']}",
         f"subscriptions:      {result['subscriptions']} (one WebSocket each)",
         f"duration:           {result['duration_s']:.1f} s measured after "
@@ -1024,7 +1242,8 @@ def report(result: dict[str, Any], args: argparse.Namespace, loop_name: str) -> 
             else "n/a"
         ),
         f"server CPU/move:    {_fmt(result['server_cpu_ms_per_move'], ' ms', 2)} "
-        f"(load generator {_fmt(result['loadgen_cpu_ms_per_move'], ' ms', 2)})",
+        f"(load generator {_fmt(result['loadgen_cpu_ms_per_move'], ' ms', 2)}, "
+        f"whole machine {_fmt(result['machine_cpu_ms_per_move'], ' ms', 2)})",
         f"setup:              sign-ups {result['setup_s']['sign_ups']:.1f} s, "
         f"tables {result['setup_s']['tables']:.1f} s, sockets {result['setup_s']['sockets']:.1f} s",
         f"load generator:     one process, {loop_name} event loop, httpx + websockets",
@@ -1041,8 +1260,29 @@ def report(result: dict[str, Any], args: argparse.Namespace, loop_name: str) -> 
         lines.append(
             "goal (250 tables x 1 move/s, p95 < 50 ms, no errors): " + ("MET" if met else "NOT MET")
         )
-    if args.processes != 1:
-        lines.append(f"note: --processes {args.processes} asked; only 1 is supported for now.")
+    if result["server_processes"] > 1:
+        lines.append("per server process (RSS at end, CPU cores, main thread on CPU / waiting):")
+        per_rss = result["server_rss_kib_per_process"]
+        per_cpu = result["server_cpu_cores_per_process"]
+        per_main = result["server_main_thread_per_process"] or [None] * len(per_cpu)
+        for number, (pid, rss_kib, cpu, main) in enumerate(
+            zip(result["server_pids"], per_rss, per_cpu, per_main, strict=True)
+        ):
+            end_mib = rss_kib["end"] / 1024 if rss_kib["end"] is not None else None
+            thread = (
+                f"{100 * main['on_cpu']:.0f}% / {100 * main['waiting_for_cpu']:.0f}%"
+                if main
+                else "n/a"
+            )
+            lines.append(
+                f"    #{number} PID {pid}: RSS {_fmt(end_mib, ' MiB')}, "
+                f"CPU {_fmt(cpu, digits=2)}, main thread {thread}"
+            )
+        lines.append(
+            "note: server RSS and CPU above are summed over the processes; each player "
+            "talks to one process (player i of table t: process (4t+i) mod N), so every "
+            "update crosses Redis."
+        )
     return "\n".join(lines)
 
 
@@ -1059,7 +1299,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--saturate", action="store_true", help="each table moves as fast as it can"
     )
     parser.add_argument(
-        "--processes", type=int, default=1, help="server processes (reserved: only 1 for now)"
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes sharing one PostgreSQL database and Redis (N > 1 implies "
+        "--postgres); the players of a table are spread over them round-robin",
+    )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="run the started server(s) on a fresh PostgreSQL database + Redis, not SQLite",
     )
     parser.add_argument("--url", default=None, help="a running server's http://127.0.0.1:P/graphql")
     parser.add_argument("--server-pid", type=int, default=None, help="its PID, for RSS/CPU")
@@ -1090,6 +1339,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--duration must be in (0, 3600], --warmup in [0, 600]")
     if args.setup_concurrency < 1:
         parser.error("--setup-concurrency must be at least 1")
+    if not 1 <= args.processes <= MAX_PROCESSES:
+        parser.error(f"--processes must be between 1 and {MAX_PROCESSES}")
+    if args.processes > 1:
+        args.postgres = True
+    if args.url is not None and args.postgres:
+        parser.error("--url uses a running server: no --postgres, no --processes N > 1")
     if args.url is not None:
         parts = urlsplit(args.url)
         if parts.scheme != "http" or parts.hostname not in LOCAL_HOSTS:
@@ -1124,55 +1379,90 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     args = parse_args(argv)
     _stub_sniffio()
-    if args.processes != 1:
-        print(
-            f"note: --processes {args.processes} is reserved for later; "
-            "running with 1 server process.",
-            file=sys.stderr,
-        )
     raise_fd_limit(4 * args.tables * 2 + 2048)
 
     def on_term(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
-    server: ServerProcess | None = None
+    servers: list[ServerProcess] = []
+    database: PostgresDatabase | None = None
     try:
         if args.url is None:
-            server = ServerProcess(args.server_log_level)
-            print(f"starting the server on 127.0.0.1:{server.port} ...", file=sys.stderr)
-            server.start()
-            print(f"  server PID {server.pid}", file=sys.stderr)
-            url, pid = server.url, server.pid
+            extra_env: dict[str, str] = {}
+            if args.postgres:
+                database = PostgresDatabase()
+                print(f"creating database {database.name} ...", file=sys.stderr)
+                database.create()
+                database.migrate(args.server_log_level)
+                extra_env = {"SPADES_DATABASE_URL": database.url, "SPADES_BROKER_URL": REDIS_URL}
+                backend = f"PostgreSQL ({database.name}) + Redis ({REDIS_URL})"
+            else:
+                backend = "SQLite (temporary file)"
+            ports: set[int] = set()
+            for _ in range(args.processes):
+                server = ServerProcess(
+                    args.server_log_level, database.url if database else None, extra_env
+                )
+                servers.append(server)
+                for _attempt in range(100):  # distinct free ports, bounded
+                    if server.port not in ports:
+                        break
+                    server.port = free_port()
+                ports.add(server.port)
+            for server in servers:
+                print(f"starting a server on 127.0.0.1:{server.port} ...", file=sys.stderr)
+                server.launch()
+            start_deadline = time.monotonic() + SERVER_START_TIMEOUT * len(servers)
+            for server in servers:
+                server.wait_healthy(start_deadline)
+            pids = [server.pid for server in servers if server.pid is not None]
+            print(f"  server PID{'s' if len(pids) > 1 else ''} {pids}", file=sys.stderr)
+            urls = [server.url for server in servers]
         else:
-            url, pid = args.url, args.server_pid
+            urls = [args.url]
+            pids = [args.server_pid] if args.server_pid is not None else []
+            backend = "running server (--url)"
         deadline = SETUP_BUDGET + args.tables * 0.5 + args.warmup + args.duration + DRAIN_TIMEOUT
         result, loop_name = run_loop(
-            asyncio.wait_for(run(args, url, pid), deadline), not args.no_uvloop
+            asyncio.wait_for(run(args, urls, pids, backend), deadline), not args.no_uvloop
         )
-        if server is not None and server.process is not None and server.process.poll() is not None:
-            result["errors"]["server exited during the run"] = 1
+        for server in servers:
+            if server.process is not None and server.process.poll() is not None:
+                result["errors"]["server exited during the run"] = (
+                    result["errors"].get("server exited during the run", 0) + 1
+                )
         print(report(result, args, loop_name))
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-        if server is not None:
+        for server in servers:
             tail = server.tail_log(1500).strip()
             if tail:
-                print(f"\nserver log (tail):\n{tail}", file=sys.stderr)
+                print(f"\nserver log (tail, port {server.port}):\n{tail}", file=sys.stderr)
         return 0
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ApiError, OSError, TimeoutError, WebSocketException, RuntimeError) as exc:
+    except (
+        ApiError,
+        OSError,
+        TimeoutError,
+        WebSocketException,
+        RuntimeError,
+        subprocess.SubprocessError,
+    ) as exc:
         print(f"load test failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         if isinstance(exc, ApiError) and exc.code == "RATE_LIMITED":
             print("hint: run the server with SPADES_RATE_LIMITS=0 for load tests", file=sys.stderr)
-        if server is not None:
-            print(f"server log (tail):\n{server.tail_log(1500)}", file=sys.stderr)
+        for server in servers:
+            print(
+                f"server log (tail, port {server.port}):\n{server.tail_log(1500)}", file=sys.stderr
+            )
         return 1
     finally:
-        if server is not None:
-            server.stop()
+        stop_servers(servers)
+        if database is not None:
+            database.drop()
 
 
 if __name__ == "__main__":
