@@ -74,9 +74,35 @@ def _finished_json(finished: FinishedHand) -> str:
 
 def game_from_data(data: Data) -> Game:
     """The game that `game_to_data` described."""
+    return game_from_parts(data, [_finished_from_data(f) for f in data["finished"]])
+
+
+# Decoded finished hands by their JSON text, so a process receiving the same game again
+# and again (every event of it, from other processes) decodes each finished hand once.
+_FINISHED_BY_JSON: dict[str, FinishedHand] = {}
+
+
+def finished_json(finished: FinishedHand) -> str:
+    """One finished hand as JSON (made once per hand)."""
+    return _finished_json(finished)
+
+
+def finished_from_json(text: str) -> FinishedHand:
+    """The finished hand `finished_json` described (decoded once per distinct text)."""
+    finished = _FINISHED_BY_JSON.get(text)
+    if finished is None:
+        finished = _finished_from_data(json.loads(text))
+        if len(_FINISHED_BY_JSON) >= _FINISHED_JSON_MAX:
+            del _FINISHED_BY_JSON[next(iter(_FINISHED_BY_JSON))]
+        _FINISHED_BY_JSON[text] = finished
+    return finished
+
+
+def game_from_parts(head: Data, finished: list[FinishedHand]) -> Game:
+    """A game from `game_to_data(game, with_finished=False)` and its finished hands."""
+    data = head
     forced = data.get("forcedDeals")
     hand = _hand_from_data(data["hand"])
-    finished = [_finished_from_data(f) for f in data["finished"]]
     if finished and finished[-1].state.number == hand.number:
         hand = finished[-1].state  # a finished game's last hand is one object, as in play
     return Game(

@@ -11,7 +11,12 @@ import json
 from typing import Any
 
 from app.rules.seats import Seat
-from app.rules.serialize import game_from_json, game_to_json
+from app.rules.serialize import (
+    finished_from_json,
+    finished_json,
+    game_from_parts,
+    game_to_data,
+)
 
 from .auth import Player, TokenRevoked
 from .model import (
@@ -86,7 +91,16 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         "status": t.status.value,
         "version": t.version,
         "occupants": [[o.player_id, o.username] if o is not None else None for o in t.occupants],
-        "game": game_to_json(t.game) if t.game is not None else None,
+        # Finished hands travel as their own JSON texts, so that a receiving process
+        # decodes each once however many events of that game it receives.
+        "game": (
+            {
+                "head": game_to_data(t.game, with_finished=False),
+                "finished": [finished_json(f) for f in t.game.finished],
+            }
+            if t.game is not None
+            else None
+        ),
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
     }
@@ -104,7 +118,13 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         status=TableStatus(d["status"]),
         version=d["version"],
         occupants=tuple(Occupant(o[0], o[1]) if o is not None else None for o in d["occupants"]),
-        game=game_from_json(d["game"]) if d["game"] is not None else None,
+        game=(
+            game_from_parts(
+                d["game"]["head"], [finished_from_json(f) for f in d["game"]["finished"]]
+            )
+            if d["game"] is not None
+            else None
+        ),
         created_at=d["createdAt"],
         deal_seed=int(d["seed"]) if d["seed"] is not None else None,
     )
