@@ -250,6 +250,13 @@ class Ledger:
         else:
             self._cache.pop(snapshot.id, None)
 
+    def observe(self, table: TableSnapshot) -> None:
+        """Learn a newer state of a table from a broker message (another process changed
+        it), so the next decision here starts from it instead of a stale cache."""
+        cached = self._cache.get(table.id)
+        if cached is None or table.version > cached.version:
+            self._remember(table)
+
     def forget(self, table_id: str) -> None:
         """Drop a cached table (tests use it to force a reload from the database)."""
         self._cache.pop(table_id, None)

@@ -83,6 +83,7 @@ class Streams:
                     continue
                 if message.version <= last:
                     continue
+                self.ledger.observe(message.table)
                 self.check_viewer(viewer, self.tables.visible(viewer, message.table))
                 yield message
                 last = message.version
