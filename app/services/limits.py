@@ -13,6 +13,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import StrEnum
 
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
 from app.rules.errors import ErrorCode, RuleError
 
 log = logging.getLogger(__name__)
@@ -109,13 +112,9 @@ class RedisLimiter(Limiter):
 
     def __init__(self, url: str, enabled: bool = True) -> None:
         super().__init__(enabled)
-        from redis.asyncio import Redis
-
         self._redis = Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
 
     async def _hit(self, key: str, seconds: int) -> int:
-        from redis.exceptions import RedisError
-
         try:
             async with self._redis.pipeline(transaction=True) as pipe:
                 pipe.incr("spades:rl:" + key)

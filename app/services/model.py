@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -143,6 +144,4 @@ class LobbyMessage:
 
 def now_ts() -> float:
     """The current time as epoch seconds."""
-    import time
-
     return time.time()
