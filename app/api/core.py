@@ -147,6 +147,7 @@ class CoreQuery:
 
 async def _move(
     info: InfoT,
+    kind: str,
     table_id: strawberry.ID,
     build: Callable[[RSeat], Move],
     expected_version: int | None,
@@ -156,7 +157,7 @@ async def _move(
     await services.limits.check(Rule.MOVE, player.id)
     version = expected_version if isinstance(expected_version, int) else None
     after = await services.games.act(player, str(table_id), build, version)
-    MOVES.labels(type(build(RSeat.NORTH)).__name__).inc()
+    MOVES.labels(kind).inc()
     return game_view(after, after.seat_of(player.id))
 
 
@@ -236,7 +237,7 @@ class CoreMutation:
     async def reveal_hand(
         self, info: InfoT, table_id: strawberry.ID, expected_version: int | None = strawberry.UNSET
     ) -> GameView:
-        return await _move(info, table_id, RevealHand, expected_version)
+        return await _move(info, "RevealHand", table_id, RevealHand, expected_version)
 
     @strawberry.mutation(description="expectedVersion: refuse with CONFLICT if the game moved on")
     @translate_errors
@@ -249,7 +250,9 @@ class CoreMutation:
     ) -> GameView:
         kind = RBidKind(bid.kind.value)
         tricks = bid.tricks if isinstance(bid.tricks, int) else None
-        return await _move(info, table_id, lambda s: PlaceBid(s, kind, tricks), expected_version)
+        return await _move(
+            info, "PlaceBid", table_id, lambda s: PlaceBid(s, kind, tricks), expected_version
+        )
 
     @strawberry.mutation(description="blind nil exchange: exactly 2 cards")
     @translate_errors
@@ -261,7 +264,9 @@ class CoreMutation:
         expected_version: int | None = strawberry.UNSET,
     ) -> GameView:
         picked = tuple(c.to_rules() for c in cards[:MAX_PASS_INPUT])
-        return await _move(info, table_id, lambda s: PassCards(s, picked), expected_version)
+        return await _move(
+            info, "PassCards", table_id, lambda s: PassCards(s, picked), expected_version
+        )
 
     @strawberry.mutation
     @translate_errors
@@ -273,7 +278,9 @@ class CoreMutation:
         expected_version: int | None = strawberry.UNSET,
     ) -> GameView:
         picked = card.to_rules()
-        return await _move(info, table_id, lambda s: PlayCard(s, picked), expected_version)
+        return await _move(
+            info, "PlayCard", table_id, lambda s: PlayCard(s, picked), expected_version
+        )
 
 
 @strawberry.type

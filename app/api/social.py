@@ -159,10 +159,8 @@ class SocialMutation:
         await services.limits.check(Rule.INVITATION, viewer.id)
         if table.status is not model.TableStatus.WAITING:
             raise RuleError(ErrorCode.WRONG_PHASE, "invitations are for tables still waiting")
-        invitee = await services.auth.find_by_username(username)
-        if invitee is not None and table.seat_of(invitee.id) is not None:
-            raise RuleError(ErrorCode.ALREADY_SEATED, "that player already sits here")
-        invitation = await services.social.invite(viewer.player, table.id, username)
+        seated = frozenset(o.player_id for o in table.occupants if o is not None)
+        invitation = await services.social.invite(viewer.player, table.id, username, seated)
         return await _invitation(info, invitation, viewer)
 
     @strawberry.mutation

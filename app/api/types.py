@@ -10,7 +10,6 @@ import strawberry
 from app.rules import cards as rcards
 from app.rules import seats as rseats
 from app.rules.bidding import Bid as RBid
-from app.rules.game import Phase
 from app.rules.game import Trick as RTrick
 from app.rules.scoring import TeamHandResult
 from app.rules.views import GameViewData, SeatView, TeamView, project, waiting_view
@@ -316,6 +315,3 @@ def game_view(
 def seat_states(table: model.TableSnapshot) -> list[SeatState]:
     """The four seats of a table as the lobby shows them (public facts only)."""
     return game_view(table, None, watching=False).seats
-
-
-__all__ = ["Phase"]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .bidding import BLIND_NIL, Bid, BidKind, checked_bid, team_target
+from .bidding import Bid, BidKind, checked_bid, team_target
 from .cards import Card, Suit, sort_hand, sort_key
 from .dealing import deal_hands, new_secret_seed
 from .errors import ErrorCode, RuleError
@@ -467,6 +467,3 @@ def _illegal_reason(hand: HandState, held: Sequence[Card], card: Card, led: Suit
     if not hand.tricks:
         return "no spade lead on the first trick unless your hand is all spades"
     return "spades are not broken: lead another suit"
-
-
-__all__ = ["BLIND_NIL", "Game", "HandState", "Phase", "Step", "Trick"]

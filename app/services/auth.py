@@ -194,29 +194,6 @@ class AuthService:
             return None
         return row.expires_at
 
-    async def usernames(self, player_ids: list[str]) -> dict[str, str]:
-        """Usernames of the given player ids."""
-        if not player_ids:
-            return {}
-        async with self.db.read() as session:
-            result = await session.exec(
-                select(PlayerRow.id, PlayerRow.username).where(
-                    PlayerRow.id.in_(player_ids)  # type: ignore[attr-defined]
-                )
-            )
-            return dict(result.all())
-
-    async def find_by_username(self, username: str) -> Player | None:
-        """The player with this username (ignoring case), if any."""
-        if not isinstance(username, str) or len(username) > 20:
-            return None
-        async with self.db.read() as session:
-            result = await session.exec(
-                select(PlayerRow).where(PlayerRow.username_key == username.lower())
-            )
-            row = result.first()
-        return Player(row.id, row.username) if row is not None else None
-
 
 def _check_password(password: str) -> None:
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:

@@ -163,19 +163,19 @@ class Ledger:
         that moved on answers CONFLICT; without, a lost race is retried."""
         for _attempt in range(MAX_ATTEMPTS):
             try:
-                change, before, after = await self._attempt(table_id, decide, expected_version)
+                change, after = await self._attempt(table_id, decide, expected_version)
             except Conflict as conflict:
                 if expected_version is not None and not conflict.stale_cache:
                     raise _conflict() from None
                 continue
             if change.steps:
-                await self._publish(change, before, after)
+                await self._publish(change, after)
             return change, after
         raise _conflict()
 
     async def _attempt(
         self, table_id: str, decide: Decision, expected_version: int | None
-    ) -> tuple[Change, TableSnapshot, TableSnapshot]:
+    ) -> tuple[Change, TableSnapshot]:
         async with self.db.write() as session:
             before, verified = await self._load_for_write(session, table_id)
             try:
@@ -187,7 +187,7 @@ class Ledger:
                 raise
             if not change.steps:
                 await self._verify(session, before, verified)
-                return change, before, before
+                return change, before
             after = change.steps[-1].table
             if not await repo.compare_and_set(
                 session, table_id, before.version, _row_values(after)
@@ -205,7 +205,7 @@ class Ledger:
             for effect in change.effects:
                 await effect(session)
         self._remember(after)
-        return change, before, after
+        return change, after
 
     async def _load_for_write(self, session: Any, table_id: str) -> tuple[TableSnapshot, bool]:
         """The table to decide on, and whether it was read from the database just now.
@@ -228,7 +228,7 @@ class Ledger:
         self.forget(table.id)
         raise Conflict(stale_cache=True)
 
-    async def _publish(self, change: Change, before: TableSnapshot, after: TableSnapshot) -> None:
+    async def _publish(self, change: Change, after: TableSnapshot) -> None:
         # The change is committed: a broker failure must not fail the request. Subscribers
         # catch up from the database when the broker is back (they get RESYNC).
         channel = game_channel(after.id)
@@ -238,9 +238,7 @@ class Ledger:
                 message.committed_at = committed_at
                 await self.broker.publish(channel, message)
             if change.lobby_event is not None:
-                await self.broker.publish(
-                    LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after, previous=before)
-                )
+                await self.broker.publish(LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after))
         except Exception:
             log.warning("could not publish the changes of table %s", after.id, exc_info=True)
 

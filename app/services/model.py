@@ -98,11 +98,6 @@ class TableSnapshot:
         return None
 
     @property
-    def humans(self) -> list[Occupant]:
-        """Seated humans, in seat order."""
-        return [o for o in self.occupants if o is not None and not o.is_bot]
-
-    @property
     def full(self) -> bool:
         """All four seats taken."""
         return all(o is not None for o in self.occupants)
@@ -138,8 +133,6 @@ class LobbyMessage:
 
     event: str
     table: TableSnapshot
-    # Players who could see the table before this change (for TABLE_REMOVED routing).
-    previous: TableSnapshot | None = None
 
 
 def now_ts() -> float:

@@ -335,12 +335,17 @@ class SocialService:
             if r.from_id in players
         ]
 
-    async def invite(self, host: Player, table_id: str, username: str) -> Invitation:
-        """Invite a player to a table (the caller has been checked to be its host)."""
+    async def invite(
+        self, host: Player, table_id: str, username: str, seated: frozenset[str]
+    ) -> Invitation:
+        """Invite a player to a table (the caller has been checked to be its host; `seated`
+        are the ids of the players sitting there)."""
         async with self.db.write() as session:
             other = await _by_username(session, username)
             if other is None:
                 raise RuleError(ErrorCode.NOT_FOUND, "no such player")
+            if other.id in seated:
+                raise RuleError(ErrorCode.ALREADY_SEATED, "that player already sits here")
             if other.id == host.id:
                 raise RuleError(ErrorCode.BAD_USER_INPUT, "you cannot invite yourself")
             if await _blocked_either_way(session, host.id, other.id):
