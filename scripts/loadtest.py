@@ -57,6 +57,7 @@ import argparse
 import asyncio
 import contextlib
 import ctypes
+import functools
 import json
 import math
 import os
@@ -109,6 +110,8 @@ MAX_DURATION = 3600.0
 SETUP_BUDGET = 300.0  # plus 0.5 s per table: the hard deadline of the whole run
 MIGRATE_TIMEOUT = 120.0
 MAX_PROCESSES = 16
+HAND_MOVES = 56  # 4 bids and 52 cards (a Blind Nil reveal adds one)
+SPREAD_MOVES_PER_S = 50.0  # the slowest spreading speed allowed before giving up
 
 # --postgres / --processes N > 1: one fresh database on this server, one Redis.
 PG_HOST = "127.0.0.1"
@@ -666,6 +669,13 @@ class TableSlot:
             await seat.open(self.ws_urls[seat.index])
             await seat.subscribe(self.table_id)
 
+    async def spread(self, moves: int) -> None:
+        """Play `moves` moves at once (unmeasured), so that this table is somewhere else in
+        its hand than the others when the measurement starts."""
+        for _ in range(moves):
+            if not await self.step():
+                raise RuntimeError(f"table {self.index}: a move failed while spreading")
+
     async def replace_table(self) -> None:
         """After GAME_OVER: a new table for the same four players, same sockets."""
         await self.new_table()
@@ -803,9 +813,14 @@ async def drive_saturate(slot: TableSlot, end: float, max_steps: int) -> None:
 
 
 async def bounded_gather(
-    factories: list[Callable[[], Awaitable[T]]], concurrency: int, label: str, quiet: bool
+    factories: list[Callable[[], Awaitable[T]]],
+    concurrency: int,
+    label: str,
+    quiet: bool,
+    timeout: float = SETUP_TIMEOUT_PER_TABLE,
 ) -> list[T]:
-    """Run coroutines with at most `concurrency` at a time; the first failure propagates."""
+    """Run coroutines with at most `concurrency` at a time, each within `timeout`; the
+    first failure propagates."""
     semaphore = asyncio.Semaphore(concurrency)
     finished = 0
     started = time.perf_counter()
@@ -813,7 +828,7 @@ async def bounded_gather(
     async def one(factory: Callable[[], Awaitable[T]]) -> T:
         nonlocal finished
         async with semaphore:
-            result = await asyncio.wait_for(factory(), SETUP_TIMEOUT_PER_TABLE)
+            result = await asyncio.wait_for(factory(), timeout)
         finished += 1
         if not quiet and (finished % 100 == 0 or finished == len(factories)):
             elapsed = time.perf_counter() - started
@@ -1036,6 +1051,21 @@ async def run(
         rss_after = read_rss_total_kib(pids)
         rss_after_each = [read_rss_kib(pid) for pid in pids]
         connections = 4 * len(slots)
+        spread_s = 0.0
+        if not args.lockstep:
+            # Tables that all start together would end every trick and every hand in the
+            # same second (a burst of 2-4 updates per move); on a live server they are
+            # everywhere in their hands. Each table first plays 0..55 moves.
+            t = time.perf_counter()
+            offsets = random.Random(args.tables).choices(range(HAND_MOVES), k=len(slots))
+            await bounded_gather(
+                [functools.partial(s.spread, k) for s, k in zip(slots, offsets, strict=True)],
+                len(slots),
+                "spread over their hands",
+                quiet,
+                max(SETUP_TIMEOUT_PER_TABLE, sum(offsets) / SPREAD_MOVES_PER_S),
+            )
+            spread_s = time.perf_counter() - t
 
         if not quiet:
             mode = "saturate" if args.saturate else f"{args.rate:g} move/s per table"
@@ -1136,7 +1166,13 @@ async def run(
         "games_finished": stats.games_finished,
         "errors": dict(stats.errors),
         "stuck_drivers": stuck,
-        "setup_s": {"sign_ups": signup_s, "tables": tables_s, "sockets": sockets_s},
+        "setup_s": {
+            "sign_ups": signup_s,
+            "tables": tables_s,
+            "sockets": sockets_s,
+            "spread": spread_s,
+        },
+        "lockstep": bool(args.lockstep),
         "server_rss_kib": {
             "before_sockets": rss_before,
             "after_sockets": rss_after,
@@ -1245,7 +1281,13 @@ def report(result: dict[str, Any], args: argparse.Namespace, loop_name: str) -> 
         f"(load generator {_fmt(result['loadgen_cpu_ms_per_move'], ' ms', 2)}, "
         f"whole machine {_fmt(result['machine_cpu_ms_per_move'], ' ms', 2)})",
         f"setup:              sign-ups {result['setup_s']['sign_ups']:.1f} s, "
-        f"tables {result['setup_s']['tables']:.1f} s, sockets {result['setup_s']['sockets']:.1f} s",
+        f"tables {result['setup_s']['tables']:.1f} s, sockets {result['setup_s']['sockets']:.1f} s"
+        + (
+            ", all tables in lockstep (same move of the same hand)"
+            if result["lockstep"]
+            else f", spread over their hands {result['setup_s']['spread']:.1f} s (each "
+            f"table first played 0-{HAND_MOVES - 1} moves)"
+        ),
         f"load generator:     one process, {loop_name} event loop, httpx + websockets",
         f"note: the load generator shares this {result['cpu_count']}-core machine with the "
         "server, so the figures (saturation moves/s above all) are what the server did "
@@ -1315,6 +1357,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--server-log-level", default="warning", help="for the started server")
     parser.add_argument("--setup-concurrency", type=int, default=32)
     parser.add_argument("--random-deals", action="store_true", help="unseeded tables")
+    parser.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="no spreading: all tables start their hands together (tricks and hands end in "
+        "the same second everywhere)",
+    )
     parser.add_argument("--no-uvloop", action="store_true")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
     parser.add_argument(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import random
 import re
 import secrets
 import time
@@ -26,6 +27,9 @@ MAX_PASSWORD = 256  # hashing a huge password would be a free denial of service
 # Revocations drop cached tokens at once in every process (broadcast), so the cache only
 # bounds how long a token's expiry may be noticed late.
 TOKEN_CACHE_SECONDS = 60.0
+# Entries live 50-100% of that, at random: tokens first seen together (a server restart,
+# a tournament start) would otherwise all expire in the same second and be re-read at once.
+TOKEN_CACHE_JITTER = 0.5
 BAD_CREDENTIALS = "invalid username or password"
 
 
@@ -146,7 +150,8 @@ class AuthService:
         if token_row.revoked or token_row.expires_at <= now:
             return None
         player = Player(player_row.id, player_row.username)
-        self._cache[digest] = (player, min(now + TOKEN_CACHE_SECONDS, token_row.expires_at))
+        lifetime = TOKEN_CACHE_SECONDS * (1.0 - TOKEN_CACHE_JITTER * random.random())
+        self._cache[digest] = (player, min(now + lifetime, token_row.expires_at))
         if len(self._cache) > 100_000:
             self._cache.clear()
         return player
