@@ -176,38 +176,49 @@ class Ledger:
     async def _attempt(
         self, table_id: str, decide: Decision, expected_version: int | None
     ) -> tuple[Change, TableSnapshot]:
-        async with self.db.write() as session:
-            before, verified = await self._load_for_write(session, table_id)
+        async with self.db.writing():
+            before, verified = await self._load_for_write(table_id)
             try:
                 if expected_version is not None and before.version != expected_version:
                     raise _conflict()
                 change = decide(before)
             except RuleError:
-                await self._verify(session, before, verified)
+                await self._verify(before, verified)
                 raise
             if not change.steps:
-                await self._verify(session, before, verified)
+                await self._verify(before, verified)
                 return change, before
             after = change.steps[-1].table
-            if not await repo.compare_and_set(
-                session, table_id, before.version, _row_values(after)
-            ):
+            if not await self._store(before, after, change):
                 self.forget(table_id)
                 raise Conflict(stale_cache=not verified)
-            seat_changes = {
-                s.name: (o.player_id if o is not None else None)
-                for s, o in zip(SEATS, after.occupants, strict=True)
-                if o != before.occupants[s]
-            }
-            if seat_changes:
-                await repo.replace_seats(session, table_id, seat_changes)
-            await repo.append_moves(session, table_id, change.log)
-            for effect in change.effects:
-                await effect(session)
         self._remember(after)
         return change, after
 
-    async def _load_for_write(self, session: Any, table_id: str) -> tuple[TableSnapshot, bool]:
+    async def _store(self, before: TableSnapshot, after: TableSnapshot, change: Change) -> bool:
+        """Write `change` if the table is still at `before`'s version (False if not):
+        the table row, its seats, the move log and any further effects, atomically."""
+        values = _row_values(after)
+        seat_changes = {
+            s.name: (o.player_id if o is not None else None)
+            for s, o in zip(SEATS, after.occupants, strict=True)
+            if o != before.occupants[s]
+        }
+        writer = self.db.move_writer
+        if writer is not None and not seat_changes and not change.effects:
+            rows = repo.move_rows(after.id, change.log)
+            return await writer.commit(after.id, before.version, values, rows)
+        async with self.db.transaction() as session:
+            if not await repo.compare_and_set(session, after.id, before.version, values):
+                return False
+            if seat_changes:
+                await repo.replace_seats(session, after.id, seat_changes)
+            await repo.append_moves(session, after.id, change.log)
+            for effect in change.effects:
+                await effect(session)
+        return True
+
+    async def _load_for_write(self, table_id: str) -> tuple[TableSnapshot, bool]:
         """The table to decide on, and whether it was read from the database just now.
 
         A cached snapshot is used without re-reading its version: an accepted change is
@@ -216,17 +227,24 @@ class Ledger:
         cached = self._cache.get(table_id)
         if cached is not None:
             return cached, False
-        loaded = await repo.load_table(session, table_id)
+        async with self.db.read() as session:
+            loaded = await repo.load_table(session, table_id)
         if loaded is None:
             raise RuleError(ErrorCode.NOT_FOUND, "no such table")
         return snapshot_from_rows(*loaded), True
 
-    async def _verify(self, session: Any, table: TableSnapshot, verified: bool) -> None:
+    async def _verify(self, table: TableSnapshot, verified: bool) -> None:
         """Make sure a decision that wrote nothing was made on the current table."""
-        if verified or await repo.table_version(session, table.id) == table.version:
+        if verified or await self._current_version(table.id) == table.version:
             return
         self.forget(table.id)
         raise Conflict(stale_cache=True)
+
+    async def _current_version(self, table_id: str) -> int | None:
+        if self.db.move_writer is not None:
+            return await self.db.move_writer.version(table_id)
+        async with self.db.read() as session:
+            return await repo.table_version(session, table_id)
 
     async def _publish(self, change: Change, after: TableSnapshot) -> None:
         # The change is committed: a broker failure must not fail the request. Subscribers

@@ -13,12 +13,13 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from . import models  # noqa: F401  (registers the tables)
+from .sqlite_writer import SqliteMoveWriter
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -40,8 +41,13 @@ class Database:
             kwargs.update(pool_size=20, max_overflow=20, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
+        # Game moves on an SQLite file take a one-trip path (see sqlite_writer).
+        self.move_writer: SqliteMoveWriter | None = None
         if self.is_sqlite:
             _configure_sqlite(self.engine)
+            path = make_url(url).database
+            if path and path != ":memory:" and not path.startswith("file:"):
+                self.move_writer = SqliteMoveWriter(path, BUSY_TIMEOUT_MS)
 
     async def create_all(self) -> None:
         """Create any missing tables."""
@@ -49,7 +55,9 @@ class Database:
             await conn.run_sync(SQLModel.metadata.create_all)
 
     async def dispose(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (and the move writer's)."""
+        if self.move_writer is not None:
+            await self.move_writer.close()
         await self.engine.dispose()
 
     @asynccontextmanager
@@ -61,17 +69,31 @@ class Database:
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """A write transaction, committed on success and rolled back on any error."""
+        async with self.writing(), self.transaction() as session:
+            yield session
+
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """This process's turn to write (SQLite has one writer; PostgreSQL needs no turn).
+        Hold it around `transaction()` and the move writer's commits."""
         if self._write_lock is None:
+            yield
+            return
+        async with self._write_lock:
+            yield
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncSession]:
+        """A write transaction inside `writing()`: committed on success, rolled back on
+        any error."""
+        if not self.is_sqlite:
             async with (
                 AsyncSession(self.engine, expire_on_commit=False) as session,
                 session.begin(),
             ):
                 yield session
             return
-        async with (
-            self._write_lock,
-            AsyncSession(self.engine, expire_on_commit=False) as session,
-        ):
+        async with AsyncSession(self.engine, expire_on_commit=False) as session:
             await session.connection(execution_options={"sqlite_immediate": True})
             try:
                 yield session

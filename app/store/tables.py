@@ -79,7 +79,7 @@ async def compare_and_set(
     statement = (
         update(_TABLES)
         .where(_TABLES.c.id == table_id, _TABLES.c.version == expected_version)
-        .values(updated_at=now(), **values)
+        .values({"updated_at": now(), **values})
     )
     connection = await session.connection()
     result = await connection.execute(statement)
@@ -105,8 +105,16 @@ async def append_moves(
     """Append move-log rows (seq, changes, move); (table, seq) is unique."""
     if not moves:
         return
+    connection = await session.connection()
+    await connection.execute(insert(_MOVES), move_rows(table_id, moves))
+
+
+def move_rows(
+    table_id: str, moves: Sequence[tuple[int, int, dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """The column values of move-log rows (seq, changes, move) of one table."""
     created = now()
-    rows = [
+    return [
         {
             "table_id": table_id,
             "seq": seq,
@@ -116,8 +124,6 @@ async def append_moves(
         }
         for seq, changes, move in moves
     ]
-    connection = await session.connection()
-    await connection.execute(insert(_MOVES), rows)
 
 
 async def moves_of(session: AsyncSession, table_id: str) -> list[MoveRow]:

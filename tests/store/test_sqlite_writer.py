@@ -1,0 +1,181 @@
+"""The one-trip SQLite move writer: a compare-and-swap plus the move-log rows, all or
+nothing, on a real SQLite file (also shared by two ledgers, as by two processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import exc, func, select
+
+from app.broker.memory import MemoryBroker
+from app.rules.bots import basic_move
+from app.rules.errors import ErrorCode, RuleError
+from app.rules.game import Game
+from app.services.games import apply_move
+from app.services.ledger import Change, Ledger, _row_values
+from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
+from app.store import tables as repo
+from app.store.db import Database
+from app.store.migrate import upgrade
+from app.store.models import MoveRow, PlayerRow, TableRow
+from app.store.sqlite_writer import SqliteMoveWriter
+
+PLAYERS = ["p0", "p1", "p2", "p3"]
+
+
+def database_url(path: Path) -> str:
+    return f"sqlite+aiosqlite:///{path}"
+
+
+@pytest.fixture
+async def url(tmp_path: Path) -> str:
+    """A migrated SQLite file with four players."""
+    url = database_url(tmp_path / "spades.db")
+    await asyncio.to_thread(upgrade, url)
+    db = Database(url)
+    async with db.write() as session:
+        for player in PLAYERS:
+            session.add(
+                PlayerRow(id=player, username=player, username_key=player, password_hash="x")
+            )
+    await db.dispose()
+    return url
+
+
+@pytest.fixture
+async def db(url: str) -> AsyncIterator[Database]:
+    database = Database(url)
+    yield database
+    await database.dispose()
+
+
+def new_table(table_id: str = "t1") -> TableSnapshot:
+    """A full table whose game has not started yet (as `Ledger.create` stores it)."""
+    return TableSnapshot(
+        id=table_id,
+        name="writer",
+        host_id="p0",
+        host_name="p0",
+        visibility=Visibility.PUBLIC,
+        join_policy=JoinPolicy.OPEN,
+        spectating=True,
+        status=TableStatus.WAITING,
+        version=1,
+        occupants=tuple(Occupant(p, p) for p in PLAYERS),
+        game=None,
+    )
+
+
+def start(table: TableSnapshot) -> Change:
+    """The change that deals the first hand (version 2, log seq 2)."""
+    game, _ = Game.start(PLAYERS, seed=5)
+    change = Change()
+    change.add("HAND_DEALT", table.evolve(game=game, version=2, status=TableStatus.PLAYING))
+    change.log_entry(2, 1, {"type": "start"})
+    return change
+
+
+async def started(ledger: Ledger) -> TableSnapshot:
+    await ledger.create(new_table())
+    _, table = await ledger.change("t1", start)
+    return table
+
+
+def next_move(table: TableSnapshot) -> Change:
+    assert table.game is not None and table.game.turn is not None
+    return apply_move(table, basic_move(table.game, table.game.turn, random.Random(1)))
+
+
+def values(table: TableSnapshot) -> dict[str, Any]:
+    """The table row's values after a change (as the ledger writes them)."""
+    return _row_values(table)
+
+
+async def stored(db: Database, table_id: str) -> tuple[int, int]:
+    """(version of the table row, number of move-log rows)."""
+    async with db.read() as session:
+        version = await session.scalar(select(TableRow.version).where(TableRow.id == table_id))
+        count = await session.scalar(
+            select(func.count()).select_from(MoveRow).where(MoveRow.table_id == table_id)
+        )
+    assert version is not None and count is not None
+    return int(version), int(count)
+
+
+def test_only_sqlite_files_get_the_move_writer(tmp_path: Path) -> None:
+    assert Database(database_url(tmp_path / "x.db")).move_writer is not None
+    assert Database("postgresql+asyncpg://u@127.0.0.1/db").move_writer is None
+
+
+async def test_a_game_move_updates_the_row_and_appends_its_log_rows(db: Database) -> None:
+    ledger = Ledger(db, MemoryBroker())
+    await started(ledger)
+    change, after = await ledger.change("t1", next_move)
+    assert after.version == 3
+    assert await stored(db, "t1") == (3, 2)
+    assert db.move_writer is not None and await db.move_writer.version("t1") == 3
+    fresh = await Ledger(db, MemoryBroker()).get("t1")  # read back from the file
+    assert fresh is not None and fresh.game is not None and after.game is not None
+    assert fresh.version == 3 and fresh.game.hand.bids == after.game.hand.bids
+    assert [seq for seq, _, _ in await ledger.moves("t1")] == [2, 3]
+    assert change.log[0][2]["type"] == "bid"
+
+
+async def test_a_stale_expected_version_writes_nothing(db: Database) -> None:
+    ledger = Ledger(db, MemoryBroker())
+    table = await started(ledger)
+    writer = db.move_writer
+    assert writer is not None
+    change = next_move(table)
+    rows = repo.move_rows("t1", change.log)
+    assert await writer.commit("t1", 7, values(change.steps[-1].table), rows) is False
+    assert await stored(db, "t1") == (2, 1)
+
+
+async def test_a_duplicate_log_row_rolls_the_whole_move_back(db: Database) -> None:
+    ledger = Ledger(db, MemoryBroker())
+    table = await started(ledger)  # the log holds seq 2
+    writer = db.move_writer
+    assert writer is not None
+    change = next_move(table)
+    row = repo.move_rows("t1", [(2, 1, {"type": "bid"})])
+    with pytest.raises(exc.IntegrityError):
+        await writer.commit("t1", 2, values(change.steps[-1].table), row)
+    assert await stored(db, "t1") == (2, 1)  # the row update was rolled back too
+    # The connection is usable afterwards (no transaction left open).
+    assert await writer.version("t1") == 2
+
+
+async def test_an_unreachable_file_is_an_outage_not_a_crash(tmp_path: Path) -> None:
+    writer = SqliteMoveWriter(str(tmp_path / "missing" / "spades.db"), busy_timeout_ms=100)
+    try:
+        with pytest.raises(exc.DBAPIError):
+            await writer.version("t1")
+    finally:
+        await writer.close()
+
+
+async def test_two_ledgers_on_one_file_never_both_apply_a_move(url: str) -> None:
+    # Two Database objects act as two processes: each decides on its own cached copy.
+    first_db, second_db = Database(url), Database(url)
+    try:
+        first, second = Ledger(first_db, MemoryBroker()), Ledger(second_db, MemoryBroker())
+        await started(first)
+        assert await second.get("t1") is not None  # cached at version 2
+        await first.change("t1", next_move)
+        # The second one's cache is stale: with an expected version it is a CONFLICT...
+        with pytest.raises(RuleError) as refused:
+            await second.change("t1", next_move, expected_version=2)
+        assert refused.value.code is ErrorCode.CONFLICT
+        # ...and without one the move is decided again on the fresh table.
+        _, after = await second.change("t1", next_move)
+        assert after.version == 4
+        assert await stored(first_db, "t1") == (4, 3)
+    finally:
+        await first_db.dispose()
+        await second_db.dispose()
