@@ -354,8 +354,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        tame_garbage_collector()
         await services.start()
+        tame_garbage_collector()
         sweeper = asyncio.create_task(close_expired_forever())
         try:
             yield

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -55,3 +57,30 @@ async def _memo_size_after(events: int) -> int:
 async def test_subscription_events_leave_nothing_in_the_shared_memo() -> None:
     patch_graphql_core()
     assert await _memo_size_after(50) == await _memo_size_after(5) == 0
+
+
+GC_PROBE = """
+import gc, weakref
+from app.api.runtime import YOUNG_THRESHOLD, tame_garbage_collector
+
+class Node:
+    pass
+
+tame_garbage_collector()
+assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+node = Node()
+node.me = node  # a reference cycle: only the collector can free it
+alive = weakref.ref(node)
+gc.collect()  # a full collection while it is still in use (a live connection, say)
+del node
+gc.collect()
+print("reclaimed" if alive() is None else "leaked")
+"""
+
+
+def test_a_cycle_that_outlived_a_full_collection_is_still_reclaimed() -> None:
+    # In a fresh interpreter: the collector's settings are process-wide.
+    result = subprocess.run(
+        [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.strip() == "reclaimed"
