@@ -22,6 +22,7 @@ from . import models  # noqa: F401  (registers the tables)
 from .sqlite_writer import SqliteMoveWriter
 
 BUSY_TIMEOUT_MS = 10_000
+POOL_SIZE = 32  # per process; PostgreSQL's default max_connections (100) fits 3 processes
 
 
 class Database:
@@ -31,14 +32,17 @@ class Database:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         kwargs: dict[str, Any] = {}
+        # Fixed pools: overflow connections were opened and closed under load, each with
+        # its own setup (an aiosqlite thread and PRAGMAs; a PostgreSQL handshake, SSL
+        # negotiation and type introspection, a fifth of the server's CPU at saturation).
         if self.is_sqlite:
-            # A fixed pool: overflow connections were opened and closed under load, each
-            # with a new aiosqlite thread and its PRAGMAs.
             kwargs.update(
-                connect_args={"timeout": BUSY_TIMEOUT_MS / 1000}, pool_size=32, max_overflow=0
+                connect_args={"timeout": BUSY_TIMEOUT_MS / 1000},
+                pool_size=POOL_SIZE,
+                max_overflow=0,
             )
         else:
-            kwargs.update(pool_size=20, max_overflow=20, pool_pre_ping=True)
+            kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         # Game moves on an SQLite file take a one-trip path (see sqlite_writer).
