@@ -19,7 +19,9 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from . import models  # noqa: F401  (registers the tables)
+from .postgres_writer import PostgresMoveWriter
 from .sqlite_writer import SqliteMoveWriter
+from .writers import MoveWriter
 
 BUSY_TIMEOUT_MS = 10_000
 POOL_SIZE = 32  # per process; PostgreSQL's default max_connections (100) fits 3 processes
@@ -45,8 +47,10 @@ class Database:
             kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
-        # Game moves on an SQLite file take a one-trip path (see sqlite_writer).
-        self.move_writer: SqliteMoveWriter | None = None
+        # Game moves take a one-trip path (see writers), on SQLite files and PostgreSQL.
+        self.move_writer: MoveWriter | None = None
+        if url.startswith("postgresql"):
+            self.move_writer = PostgresMoveWriter(url)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
             path = make_url(url).database

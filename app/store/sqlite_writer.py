@@ -7,9 +7,8 @@ whole transaction (compare-and-swap of the table row, then the move-log rows) ru
 as one function on the writer's own thread. Its SQL is compiled from the same
 SQLAlchemy tables, so the schema has one source of truth.
 
-Only plain game changes take this path; seat changes and other writes keep the
-general session path (`Database.transaction`). Both run under the process write
-lock, and `BEGIN IMMEDIATE` keeps other processes out as before.
+Both this and the general session path (`Database.transaction`) run under the
+process write lock, and `BEGIN IMMEDIATE` keeps other processes out as before.
 """
 
 from __future__ import annotations
@@ -24,25 +23,13 @@ from sqlalchemy import bindparam, exc, insert, select, update
 from sqlalchemy.dialects import sqlite
 
 from .models import MoveRow, TableRow, now
+from .writers import MOVE_COLUMNS, TABLE_COLUMNS
 
 T = TypeVar("T")
 
 _TABLES = TableRow.__table__  # type: ignore[attr-defined]
 _MOVES = MoveRow.__table__  # type: ignore[attr-defined]
 _DIALECT = sqlite.dialect(paramstyle="named")
-
-# The table columns a game change may set (see the ledger's row values).
-TABLE_COLUMNS = (
-    "version",
-    "name",
-    "host_id",
-    "visibility",
-    "join_policy",
-    "spectating",
-    "status",
-    "game_state",
-    "updated_at",
-)
 
 
 def _sql(statement: Any) -> str:
@@ -55,9 +42,7 @@ _COMPARE_AND_SET = _sql(
     .values({name: bindparam(name) for name in TABLE_COLUMNS})
 )
 _APPEND_MOVE = _sql(
-    insert(_MOVES).values(
-        {name: bindparam(name) for name in ("table_id", "seq", "changes", "move", "created_at")}
-    )
+    insert(_MOVES).values({name: bindparam(name) for name in ("table_id", *MOVE_COLUMNS)})
 )
 _VERSION = _sql(select(_TABLES.c.version).where(_TABLES.c.id == bindparam("id_")))
 
@@ -109,13 +94,12 @@ class SqliteMoveWriter:
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
     ) -> bool:
-        """Set the table row's `values` if it is still at `expected_version` and append
-        the move-log rows, in one transaction; False (nothing written) if it moved on."""
+        """See `MoveWriter.commit`."""
         params = {"updated_at": now(), **values, "id_": table_id, "expected_": expected_version}
         return await self._run(lambda connection: _commit(connection, params, moves))
 
     async def version(self, table_id: str) -> int | None:
-        """The table's current version (None: no such table)."""
+        """See `MoveWriter.version`."""
         return await self._run(lambda connection: _version(connection, table_id))
 
     async def close(self) -> None:

@@ -1,11 +1,13 @@
-"""The one-trip SQLite move writer: a compare-and-swap plus the move-log rows, all or
-nothing, on a real SQLite file (also shared by two ledgers, as by two processes)."""
+"""The one-trip move writers: a compare-and-swap plus the move-log rows, all or nothing,
+on a real SQLite file and a real PostgreSQL database (each also shared by two ledgers,
+as by two processes)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+import socket
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,10 @@ from app.store import tables as repo
 from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.models import MoveRow, PlayerRow, TableRow
+from app.store.postgres_writer import PostgresMoveWriter
 from app.store.sqlite_writer import SqliteMoveWriter
+from app.store.writers import MoveWriter
+from tests.support.services import postgres_database
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
 
@@ -32,10 +37,20 @@ def database_url(path: Path) -> str:
     return f"sqlite+aiosqlite:///{path}"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A new database of each kind."""
+    if request.param == "sqlite":
+        yield database_url(tmp_path / "spades.db")
+        return
+    with postgres_database() as url:
+        yield url
+
+
 @pytest.fixture
-async def url(tmp_path: Path) -> str:
-    """A migrated SQLite file with four players."""
-    url = database_url(tmp_path / "spades.db")
+async def url(empty_url: str) -> str:
+    """A migrated database with four players."""
+    url = empty_url
     await asyncio.to_thread(upgrade, url)
     db = Database(url)
     async with db.write() as session:
@@ -52,6 +67,13 @@ async def db(url: str) -> AsyncIterator[Database]:
     database = Database(url)
     yield database
     await database.dispose()
+
+
+def closed_port() -> int:
+    """A local port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def new_table(table_id: str = "t1") -> TableSnapshot:
@@ -107,9 +129,10 @@ async def stored(db: Database, table_id: str) -> tuple[int, int]:
     return int(version), int(count)
 
 
-def test_only_sqlite_files_get_the_move_writer(tmp_path: Path) -> None:
-    assert Database(database_url(tmp_path / "x.db")).move_writer is not None
-    assert Database("postgresql+asyncpg://u@127.0.0.1/db").move_writer is None
+def test_each_database_kind_gets_its_move_writer(tmp_path: Path) -> None:
+    assert isinstance(Database(database_url(tmp_path / "x.db")).move_writer, SqliteMoveWriter)
+    postgres = Database("postgresql+asyncpg://u@127.0.0.1/db").move_writer
+    assert isinstance(postgres, PostgresMoveWriter)
 
 
 async def test_a_game_move_updates_the_row_and_appends_its_log_rows(db: Database) -> None:
@@ -151,13 +174,17 @@ async def test_a_duplicate_log_row_rolls_the_whole_move_back(db: Database) -> No
     assert await writer.version("t1") == 2
 
 
-async def test_an_unreachable_file_is_an_outage_not_a_crash(tmp_path: Path) -> None:
-    writer = SqliteMoveWriter(str(tmp_path / "missing" / "spades.db"), busy_timeout_ms=100)
-    try:
-        with pytest.raises(exc.DBAPIError):
-            await writer.version("t1")
-    finally:
-        await writer.close()
+async def test_an_unreachable_database_is_an_outage_not_a_crash(tmp_path: Path) -> None:
+    writers: list[MoveWriter] = [
+        SqliteMoveWriter(str(tmp_path / "missing" / "spades.db"), busy_timeout_ms=100),
+        PostgresMoveWriter(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/test"),
+    ]
+    for writer in writers:
+        try:
+            with pytest.raises((exc.DBAPIError, OSError)):
+                await writer.version("t1")
+        finally:
+            await writer.close()
 
 
 async def test_two_ledgers_on_one_file_never_both_apply_a_move(url: str) -> None:

@@ -1,0 +1,51 @@
+"""Move writers: one database trip per game move (see `sqlite_writer`, `postgres_writer`).
+
+A game move changes the table row (a compare-and-swap on its version) and appends
+its move-log rows. Through the general session path that took several trips
+between the event loop and the database and most of the server's database CPU;
+each writer does it in one, all or nothing. Other writes (seats, social) keep the
+session path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+# The table columns a game change sets (the ledger's row values plus the write time).
+TABLE_COLUMNS = (
+    "version",
+    "name",
+    "host_id",
+    "visibility",
+    "join_policy",
+    "spectating",
+    "status",
+    "game_state",
+    "updated_at",
+)
+MOVE_COLUMNS = ("seq", "changes", "move", "created_at")
+
+
+class MoveWriter(Protocol):
+    """Commits game moves in one trip."""
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_version: int,
+        values: dict[str, Any],
+        moves: Sequence[dict[str, Any]],
+    ) -> bool:
+        """Set the table row's `values` if it is still at `expected_version` and append
+        the move-log rows (at least one), atomically; False (nothing written) if the
+        table moved on."""
+        ...
+
+    async def version(self, table_id: str) -> int | None:
+        """The table's current version (None: no such table)."""
+        ...
+
+    async def close(self) -> None:
+        """Release the writer's connections."""
+        ...
