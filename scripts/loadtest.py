@@ -8,6 +8,9 @@ is to act (a `TRICKS 3` bid, or the first of its `legalPlays`) and measures the
 latency from the start of the move's request to the moment all four subscribers
 have an update whose `version` is at least the version the mutation answered.
 No bots are used. A finished game is replaced by a new table for the same slot.
+Before the measurement each table plays 0-55 moves (unmeasured), so that the tables
+are spread over their hands as on a live server instead of all ending their tricks
+and hands in the same second (`--lockstep` skips that).
 
 Usage (from the repository root):
 
@@ -21,7 +24,7 @@ Usage (from the repository root):
 Other flags: --rate R (moves/s per table, default 1), --duration S (measured, default
 30), --warmup S (default 3), --json OUT (all figures), --samples CSV (every measured
 move), --py-spy OUT (profile the server over the measured window; needs py-spy in the
-venv), --random-deals, --no-uvloop, --quiet, --postgres, and --processes N.
+venv), --random-deals, --lockstep, --no-uvloop, --quiet, --postgres, and --processes N.
 
 Without `--url` the script starts its own `spades serve` on a free port with a
 temporary SQLite file (cheap argon2, seeded tables allowed, rate limits off, server
