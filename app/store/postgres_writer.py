@@ -2,9 +2,10 @@
 
 The compare-and-swap of the table row and the insert of its move-log rows are one
 statement (a data-modifying CTE), so they apply together or not at all without
-BEGIN/COMMIT trips, and no connection is checked for liveness first: asyncpg's pool
-replaces a connection the server closed. Errors become SQLAlchemy's, as the rest of
-the server expects (an outage answers UNAVAILABLE).
+BEGIN/COMMIT trips. No connection is checked for liveness first: one that fails in
+any way but a refused statement is terminated, and the pool opens a new one. Errors
+become SQLAlchemy's, as the rest of the server expects (an outage answers
+UNAVAILABLE).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def _commit_sql() -> str:
 COMMIT_SQL = _commit_sql()
 VERSION_SQL = f"SELECT version FROM {_TABLES} WHERE id = $1"
 POOL_SIZE = 8
+STATEMENT_TIMEOUT = 10.0  # seconds: a silent network must not hold a move forever
 
 
 async def _no_reset(_connection: asyncpg.Connection) -> None:
@@ -80,8 +82,22 @@ class PostgresMoveWriter:
         try:
             pool = await self._connection_pool()
             async with pool.acquire() as connection:
-                return list(await connection.fetch(statement, *args))
-        except (asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+                try:
+                    return list(await connection.fetch(statement, *args, timeout=STATEMENT_TIMEOUT))
+                except asyncpg.PostgresError:
+                    raise  # the server refused the statement: the connection is sound
+                except BaseException:
+                    # Lost, timed out or cancelled mid-statement (or killed by the server
+                    # while idle): a connection in an unknown state never goes back.
+                    connection.terminate()
+                    raise
+        except (
+            asyncpg.PostgresError,
+            asyncpg.InterfaceError,
+            asyncpg.InternalClientError,
+            OSError,
+            TimeoutError,
+        ) as error:
             raise _wrap(error, statement) from error
 
     async def commit(

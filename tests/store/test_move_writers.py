@@ -5,12 +5,14 @@ as by two processes)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 from sqlalchemy import exc, func, select
 
@@ -28,7 +30,7 @@ from app.store.models import MoveRow, PlayerRow, TableRow
 from app.store.postgres_writer import PostgresMoveWriter
 from app.store.sqlite_writer import SqliteMoveWriter
 from app.store.writers import MoveWriter
-from tests.support.services import postgres_database
+from tests.support.services import POSTGRES_ADMIN_URL, postgres_database
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
 
@@ -206,3 +208,34 @@ async def test_two_ledgers_on_one_file_never_both_apply_a_move(url: str) -> None
     finally:
         await first_db.dispose()
         await second_db.dispose()
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    with postgres_database() as url:
+        yield url
+
+
+async def test_a_postgres_connection_killed_while_idle_is_an_outage_then_replaced(
+    postgres_url: str,
+) -> None:
+    await asyncio.to_thread(upgrade, postgres_url)
+    writer = PostgresMoveWriter(postgres_url)
+    name = postgres_url.rsplit("/", 1)[1]
+    admin = await asyncpg.connect(POSTGRES_ADMIN_URL)
+    try:
+        for _ in range(20):  # the race is the server's: try it often
+            assert await writer.version("t1") is None  # a pooled connection, idle now
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = $1 AND pid <> pg_backend_pid()",
+                name,
+            )
+            # The dead connection answers an outage (never an unexpected error)...
+            with contextlib.suppress(exc.DBAPIError):
+                await writer.version("t1")
+            # ...and is not used again.
+            assert await writer.version("t1") is None
+    finally:
+        await admin.close()
+        await writer.close()
