@@ -33,12 +33,15 @@ def _commit_sql() -> str:
     )
     columns = ", ".join(MOVE_COLUMNS)
     picked = ", ".join(f"m.{name}" for name in MOVE_COLUMNS)
+    # Both data-modifying parts run to completion whatever the final SELECT reads; it
+    # counts the updated rows, so a change is told applied even with no log rows.
     return (
         f"WITH updated AS (UPDATE {_TABLES} SET {settings} "
-        f"WHERE id = $1 AND version = $2 RETURNING id) "
-        f"INSERT INTO {_MOVES} (table_id, {columns}) "
+        f"WHERE id = $1 AND version = $2 RETURNING id), "
+        f"logged AS (INSERT INTO {_MOVES} (table_id, {columns}) "
         f"SELECT updated.id, {picked} FROM updated, unnest({arrays}) AS m({columns}) "
-        f"RETURNING seq"
+        f"RETURNING seq) "
+        f"SELECT count(*) AS applied FROM updated"
     )
 
 
@@ -111,7 +114,8 @@ class PostgresMoveWriter:
         row = {"updated_at": now(), **values}
         args = [table_id, expected_version, *(row[name] for name in TABLE_COLUMNS)]
         args += [[move[name] for move in moves] for name in MOVE_COLUMNS]
-        return bool(await self._fetch(COMMIT_SQL, *args))
+        rows = await self._fetch(COMMIT_SQL, *args)
+        return bool(rows[0]["applied"] == 1)
 
     async def version(self, table_id: str) -> int | None:
         """See `MoveWriter.version`."""

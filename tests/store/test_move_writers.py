@@ -239,3 +239,14 @@ async def test_a_postgres_connection_killed_while_idle_is_an_outage_then_replace
     finally:
         await admin.close()
         await writer.close()
+
+
+async def test_a_change_without_log_rows_is_still_told_applied(db: Database) -> None:
+    ledger = Ledger(db, MemoryBroker())
+    table = await started(ledger)
+    writer = db.move_writer
+    assert writer is not None
+    change = next_move(table)
+    assert await writer.commit("t1", 2, values(change.steps[-1].table), []) is True
+    assert await stored(db, "t1") == (3, 1)
+    assert await writer.commit("t1", 2, values(change.steps[-1].table), []) is False
