@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
+from tests.support.client import SIGN_UP
 from tests.support.server import LiveServer
 
 PASSWORD = "password123"
@@ -86,8 +87,7 @@ class Gql:
         """Create an account and use its token from now on."""
         username = username or unique_name()
         data = await self.data(
-            "mutation($u: String!, $p: String!) { signUp(username: $u, password: $p) "
-            "{ token player { id username } } }",
+            SIGN_UP,
             u=username,
             p=password,
         )

@@ -12,11 +12,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from tests.support.client import ApiError
+from tests.support.client import SIGN_UP, ApiError
 from tests.support.scenarios import (
     GAME_UPDATES,
     SIGN_IN,
-    SIGN_UP,
     FastApi,
     SeatedTable,
     first_event,

@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 
 from app.api.schema import schema
-from tests.support.client import Api, ApiError
+from tests.support.client import SIGN_UP, Api, ApiError
 from tests.support.scenarios import (
     ADD_BOT,
     CREATE_TABLE,
@@ -29,7 +29,6 @@ from tests.support.scenarios import (
     REVEAL_HAND,
     SEATS,
     SIGN_IN,
-    SIGN_UP,
     TABLE,
     FastApi,
     SeatedTable,

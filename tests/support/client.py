@@ -16,6 +16,11 @@ from gql.transport.websockets import WebsocketsTransport
 
 from .server import LiveServer
 
+SIGN_UP = (
+    "mutation($u: String!, $p: String!) { signUp(username: $u, password: $p) "
+    "{ token player { id username } } }"
+)
+
 _names = itertools.count(1)
 
 # httpx builds (and loads CA certificates into) a new SSL context for every client unless
@@ -117,8 +122,7 @@ class Api:
         """Create an account and use its token from now on."""
         username = username or f"player{next(_names)}"
         data = await self.call(
-            "mutation($u: String!, $p: String!) { signUp(username: $u, password: $p) "
-            "{ token player { id username } } }",
+            SIGN_UP,
             u=username,
             p=password,
         )

@@ -58,10 +58,6 @@ GAME = "query($t: ID!) { game(tableId: $t) { version } }"
 TABLE = "query($t: ID!) { table(id: $t) { id } }"
 GAME_RECORD = "query($t: ID!) { gameRecord(tableId: $t) }"
 CREATE_TABLE = "mutation($i: CreateTableInput!) { createTable(input: $i) { id } }"
-SIGN_UP = (
-    "mutation($u: String!, $p: String!) { signUp(username: $u, password: $p) "
-    "{ token player { id username } } }"
-)
 SIGN_IN = (
     "mutation($u: String!, $p: String!) { signIn(username: $u, password: $p) "
     "{ token player { id username } } }"
