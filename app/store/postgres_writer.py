@@ -18,7 +18,7 @@ from sqlalchemy import exc
 from sqlalchemy.engine import make_url
 
 from .models import MoveRow, TableRow, now
-from .writers import MOVE_COLUMNS, TABLE_COLUMNS
+from .writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
 _TABLES = str(TableRow.__tablename__)
 _MOVES = str(MoveRow.__tablename__)
@@ -58,12 +58,8 @@ async def _no_reset(_connection: asyncpg.Connection) -> None:
 
 
 def _wrap(error: Exception, statement: str) -> exc.DBAPIError:
-    kind: type[exc.DBAPIError] = (
-        exc.IntegrityError
-        if isinstance(error, asyncpg.IntegrityConstraintViolationError)
-        else exc.OperationalError
-    )
-    return kind(statement, None, error)
+    integrity = isinstance(error, asyncpg.IntegrityConstraintViolationError)
+    return driver_error(error, statement, integrity)
 
 
 class PostgresMoveWriter:

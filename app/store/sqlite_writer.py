@@ -23,7 +23,7 @@ from sqlalchemy import bindparam, exc, insert, select, update
 from sqlalchemy.dialects import sqlite
 
 from .models import MoveRow, TableRow, now
-from .writers import MOVE_COLUMNS, TABLE_COLUMNS
+from .writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
 T = TypeVar("T")
 
@@ -48,11 +48,7 @@ _VERSION = _sql(select(_TABLES.c.version).where(_TABLES.c.id == bindparam("id_")
 
 
 def _wrap(error: sqlite3.Error, statement: str) -> exc.DBAPIError:
-    # The rest of the server knows SQLAlchemy's errors (an outage answers UNAVAILABLE).
-    kind: type[exc.DBAPIError] = (
-        exc.IntegrityError if isinstance(error, sqlite3.IntegrityError) else exc.OperationalError
-    )
-    return kind(statement, None, error)
+    return driver_error(error, statement, isinstance(error, sqlite3.IntegrityError))
 
 
 class SqliteMoveWriter:

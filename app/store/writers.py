@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from sqlalchemy import exc
+
 # The table columns a game change sets (the ledger's row values plus the write time).
 TABLE_COLUMNS = (
     "version",
@@ -49,3 +51,10 @@ class MoveWriter(Protocol):
     async def close(self) -> None:
         """Release the writer's connections."""
         ...
+
+
+def driver_error(error: BaseException, statement: str, integrity: bool) -> exc.DBAPIError:
+    """A driver's error as SQLAlchemy's, which the rest of the server knows (an outage
+    answers UNAVAILABLE): an IntegrityError if `integrity`, else an OperationalError."""
+    kind: type[exc.DBAPIError] = exc.IntegrityError if integrity else exc.OperationalError
+    return kind(statement, None, error)
