@@ -3,7 +3,8 @@
 A subscription registers its queue when it is created, before anyone
 iterates it, so nothing published after `subscribe()` returns is lost.
 Queues are bounded: a subscriber that falls too far behind is marked
-`lagged` and should resynchronise (the game stream then sends a SNAPSHOT).
+`lagged`, and its next `get()` answers RESYNC: it should resynchronise (the game
+stream catches up from the move log or sends a SNAPSHOT).
 """
 
 from __future__ import annotations
@@ -57,8 +58,15 @@ class Subscription(Generic[T]):
             self._queue.put_nowait(RESYNC)
 
     async def get(self) -> T:
-        """The next message, waiting for one."""
-        return await self._queue.get()
+        """The next message, waiting for one. Once the subscription has lagged (overflow,
+        broker reconnect) it answers RESYNC with the queue emptied, and delivers again:
+        every caller resynchronises, and none stays deaf by forgetting to drain."""
+        if not self.lagged:
+            message = await self._queue.get()
+            if message is not RESYNC:
+                return message
+        self.drain()
+        return RESYNC  # type: ignore[no-any-return]
 
     def drain(self) -> list[T]:
         """Everything queued now, and reset the lagged mark (the caller resynchronises)."""

@@ -111,13 +111,9 @@ class Services:
                 message = await subscription.get()
                 if isinstance(message, TokenRevoked):
                     await self._revoked(message.token_hash)
-                if message is RESYNC or subscription.lagged:
-                    # The broker reconnected (or the queue overflowed): a lagged subscription
-                    # drops everything until drained, and revocations published meanwhile
-                    # are lost. Take what is queued, then recheck every token held here.
-                    for queued in subscription.drain():
-                        if isinstance(queued, TokenRevoked):
-                            await self._revoked(queued.token_hash)
+                if message is RESYNC:
+                    # The broker reconnected (or the queue overflowed): revocations may
+                    # have been lost. Recheck every token held here.
                     await self._recheck_tokens()
 
     async def _recheck_tokens(self) -> None:

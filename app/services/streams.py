@@ -72,7 +72,7 @@ class Streams:
                         current = await self.ledger.get(table_id)
                         self.check_viewer(viewer, self.tables.visible(viewer, current))
                     continue
-                if message is RESYNC or subscription.lagged or message.version > last + 1:
+                if message is RESYNC or message.version > last + 1:
                     # Missed something (overflow, broker reconnect, out-of-order delivery
                     # between processes): catch up from the database.
                     subscription.drain()
@@ -152,7 +152,7 @@ class Streams:
             visible = {t.id: t.version for t in await self.tables.lobby(viewer)}
             while True:
                 message = await subscription.get()
-                if message is RESYNC or isinstance(message, Notice) or subscription.lagged:
+                if message is RESYNC or isinstance(message, Notice):
                     # The social graph changed, or messages may have been missed: re-route
                     # every table from the database.
                     subscription.drain()
