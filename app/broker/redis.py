@@ -42,6 +42,8 @@ class RedisBroker(Broker[T]):
         self._pubsub: PubSub | None = None
         self._channels: dict[str, set[Subscription[T]]] = {}
         self._confirmations: dict[str, asyncio.Future[None]] = {}
+        # Channels whose subscribers resynchronise when Redis confirms them (a reconnect).
+        self._resync_on_confirm: set[str] = set()
         self._reader: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
         self._closing = False
@@ -84,8 +86,9 @@ class RedisBroker(Broker[T]):
         for channel in channels:
             local = self._channels.setdefault(channel, set())
             local.add(subscription)
-            if len(local) == 1 or channel in self._confirmations:
-                waits.append(self._ensure_subscribed(channel))
+            # Every subscriber waits for the confirmation (shared; instant once given):
+            # a second one in the same tick would otherwise return before it is sent.
+            waits.append(self._ensure_subscribed(channel))
         try:
             await asyncio.gather(*waits)
         except BaseException:
@@ -128,9 +131,7 @@ class RedisBroker(Broker[T]):
         first = True
         while not self._closing:
             try:
-                await self._connect()
-                if not first:
-                    self._resync_all()
+                await self._connect(resync=not first)
                 first = False
                 backoff = 0.05
                 await self._read()
@@ -144,7 +145,10 @@ class RedisBroker(Broker[T]):
             await asyncio.sleep(backoff)
             backoff = min(MAX_BACKOFF, backoff * 2)
 
-    async def _connect(self) -> None:
+    async def _connect(self, resync: bool) -> None:
+        """Connect and resubscribe every local channel. After a reconnect, each channel's
+        subscribers are told to resynchronise once Redis confirms it again (not before:
+        a catch-up read earlier could miss a message published in between)."""
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
                 await self._pubsub.aclose()  # type: ignore[no-untyped-call]
@@ -153,16 +157,20 @@ class RedisBroker(Broker[T]):
         await pubsub.ping()
         self._pubsub = pubsub
         pending = list(self._channels)
+        loop = asyncio.get_running_loop()
         for channel in pending:
-            self._confirmations.setdefault(channel, asyncio.get_running_loop().create_future())
+            future = self._confirmations.get(channel)
+            if future is None or future.done():
+                self._confirmations[channel] = loop.create_future()
+        if resync:
+            self._resync_on_confirm.update(pending)
         if pending:
             await pubsub.subscribe(*(PREFIX + c for c in pending))
         self._connected.set()
 
-    def _resync_all(self) -> None:
-        for subscribers in self._channels.values():
-            for subscription in subscribers:
-                subscription.resync()
+    def _resync(self, channel: str) -> None:
+        for subscription in tuple(self._channels.get(channel, ())):
+            subscription.resync()
 
     async def _read(self) -> None:
         assert self._pubsub is not None
@@ -184,6 +192,9 @@ class RedisBroker(Broker[T]):
             future = self._confirmations.get(channel)
             if future is not None and not future.done():
                 future.set_result(None)
+            if channel in self._resync_on_confirm:
+                self._resync_on_confirm.discard(channel)
+                self._resync(channel)
             return
         if kind != "message":
             return
