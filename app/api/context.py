@@ -9,20 +9,19 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.types import Info
 
-if TYPE_CHECKING:
-    from .guards import Guards
-
 from app.rules.errors import ErrorCode, RuleError
 from app.services.auth import Player
 from app.services.hub import Services
 from app.services.social import Viewer
+
+from .guards import Guards, register_socket
 
 
 @dataclass
@@ -32,15 +31,15 @@ class Context:
     services: Services
     request: Request | WebSocket
     response: Response | WebSocket | None
+    guards: Guards
     player: Player | None = None
+    # The token the caller presented (checked: `player` is set, or not yet: see below).
     token: str | None = None
-    guards: Guards | None = None
     connection_params: dict[str, Any] | None = None
-    # The infrastructure error that kept the caller's token (kept here) from being checked
-    # (database down): operations that need a signed-in caller answer it (as UNAVAILABLE),
-    # not UNAUTHENTICATED, until a check succeeds (a WebSocket outlives the outage).
+    # The infrastructure error that kept `token` from being checked (database down):
+    # operations that need a signed-in caller answer it (as UNAVAILABLE), not
+    # UNAUTHENTICATED, until a check succeeds (a WebSocket outlives the outage).
     auth_failure: BaseException | None = None
-    auth_token: str | None = None
 
 
 def bearer_token(value: object) -> str | None:
@@ -58,24 +57,35 @@ def services_of(info: Info[Context, None]) -> Services:
     return info.context.services
 
 
-def require_player(info: Info[Context, None]) -> Player:
-    """The signed-in caller, or UNAUTHENTICATED."""
-    player = info.context.player
-    if player is None and info.context.auth_failure is not None:
-        raise info.context.auth_failure
-    if player is None:
+async def require_player(info: Info[Context, None]) -> Player:
+    """The signed-in caller, or UNAUTHENTICATED (UNAVAILABLE while the token cannot be
+    checked)."""
+    context = info.context
+    if context.player is None and context.auth_failure is not None:
+        await _check_late(context)
+    if context.player is None:
         raise RuleError(ErrorCode.UNAUTHENTICATED, "sign in first")
-    return player
+    return context.player
+
+
+async def _check_late(context: Context) -> None:
+    """Check a token the database could not check when the request or connection began;
+    a WebSocket is then registered as it would have been on connecting."""
+    player = await context.services.auth.authenticate(context.token)  # may fail again
+    context.auth_failure = None
+    if player is None or context.token is None:
+        context.token = None
+        return
+    if isinstance(context.request, WebSocket) and not await register_socket(
+        context.guards, context.services.auth, context.request, player, context.token
+    ):
+        raise RuleError(ErrorCode.RATE_LIMITED, "too many connections for this player")
+    context.player = player
 
 
 async def require_viewer(info: Info[Context, None]) -> Viewer:
     """The signed-in caller with the social facts that decide table access."""
-    context = info.context
-    if context.player is None and context.auth_failure is not None:
-        # The token could not be checked when the connection began: check it now.
-        context.player = await context.services.auth.authenticate(context.auth_token)
-        context.auth_failure = None
-    return await context.services.social.viewer(require_player(info))
+    return await info.context.services.social.viewer(await require_player(info))
 
 
 def client_ip(info: Info[Context, None]) -> str:
@@ -86,11 +96,10 @@ def client_ip(info: Info[Context, None]) -> str:
 
 @contextlib.contextmanager
 def subscription_slot(info: Info[Context, None]) -> Iterator[None]:
-    """Hold one of the caller's live-subscription slots for the life of a subscription."""
-    guards = info.context.guards
-    player = require_player(info)
-    if guards is None:
-        yield
-        return
-    with guards.subscription(player.id):
+    """Hold one of the caller's live-subscription slots for the life of a subscription
+    (the caller is signed in: `require_viewer` came first)."""
+    player = info.context.player
+    if player is None:
+        raise RuleError(ErrorCode.UNAUTHENTICATED, "sign in first")
+    with info.context.guards.subscription(player.id):
         yield

@@ -107,7 +107,7 @@ class CoreQuery:
     @strawberry.field
     @translate_errors
     async def me(self, info: InfoT) -> Player | None:
-        return player_type(require_player(info))
+        return player_type(await require_player(info))
 
     @strawberry.field(description="tables the caller may see that have not finished")
     @translate_errors
@@ -152,7 +152,7 @@ async def _move(
     build: Callable[[RSeat], Move],
     expected_version: int | None,
 ) -> GameView:
-    player = require_player(info)
+    player = await require_player(info)
     services = services_of(info)
     await services.limits.check(Rule.MOVE, player.id)
     version = expected_version if isinstance(expected_version, int) else None
@@ -183,7 +183,7 @@ class CoreMutation:
     @strawberry.mutation(description="revoke the token of this request (its WebSockets close)")
     @translate_errors
     async def sign_out(self, info: InfoT) -> bool:
-        require_player(info)
+        await require_player(info)
         token = info.context.token
         return token is not None and await services_of(info).sign_out(token)
 

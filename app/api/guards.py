@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from starlette.websockets import WebSocket
 
 from app.rules.errors import ErrorCode, RuleError
+from app.services.auth import AuthService, Player, hash_token
 
 # graphql-transport-ws close codes: 4401 Unauthorized, 4429 too many.
 CLOSE_UNAUTHORIZED = 4401
@@ -25,6 +26,15 @@ class Connection:
     player_id: str
     token_hash: str
     expires_at: float
+
+
+async def register_socket(
+    guards: Guards, auth: AuthService, socket: WebSocket, player: Player, token: str
+) -> bool:
+    """Register a WebSocket signed in with `token` (its expiry comes from the check just
+    made); False when the player already has too many connections."""
+    expires = await auth.expiry(token)
+    return guards.open(Connection(socket, player.id, hash_token(token), expires or 0.0))
 
 
 class Guards:

@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 import os
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -39,14 +38,14 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
-from app.services.auth import Player, hash_token
+from app.services.auth import Player
 from app.services.hub import Services
 from app.settings import Settings, load_settings
 from app.store.migrate import upgrade
 
 from .context import Context, bearer_token
 from .errors import OUTAGES
-from .guards import Connection, Guards
+from .guards import Guards, register_socket
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
 
@@ -115,11 +114,10 @@ class SpadesGraphQL(GraphQL[Context, None]):
             services=self.services,
             request=request,
             response=response,
-            player=player,
-            token=token if player is not None else None,
             guards=self.guards,
+            player=player,
+            token=token if player is not None or failure is not None else None,
             auth_failure=failure,
-            auth_token=token if failure is not None else None,
         )
 
     async def _authenticate(self, token: str | None) -> tuple[Player | None, BaseException | None]:
@@ -139,27 +137,25 @@ class SpadesGraphQL(GraphQL[Context, None]):
             token = bearer_token(raw)
             player, failure = await self._authenticate(token)
             if failure is not None:
-                # Accept the connection: its operations answer UNAVAILABLE, not "forbidden".
-                context.auth_failure = failure
-                context.auth_token = token
+                # Accept the connection: its operations answer UNAVAILABLE, not "forbidden",
+                # and check the token again (and register the socket) once they can.
+                context.player, context.token, context.auth_failure = None, token, failure
                 return await super().on_ws_connect(context)
             if player is None or token is None:
                 raise ConnectionRejectionError({"message": "invalid or expired token"})
-            context.player, context.token = player, token
-            context.auth_failure = context.auth_token = None
-        if context.player is not None and context.token is not None:
-            try:
-                expires = await self.services.auth.expiry(context.token)
-            except OUTAGES:
-                expires = time.time() + EXPIRY_SWEEP_SECONDS  # checked again at the next sweep
-            connection = Connection(
-                socket=context.request,  # type: ignore[arg-type]
-                player_id=context.player.id,
-                token_hash=hash_token(context.token),
-                expires_at=expires or 0.0,
+            context.player, context.token, context.auth_failure = player, token, None
+        if (
+            context.player is not None
+            and context.token is not None
+            and not await register_socket(
+                self.guards,
+                self.services.auth,
+                context.request,  # type: ignore[arg-type]
+                context.player,
+                context.token,
             )
-            if not self.guards.open(connection):
-                raise ConnectionRejectionError({"message": "too many connections for this player"})
+        ):
+            raise ConnectionRejectionError({"message": "too many connections for this player"})
         return await super().on_ws_connect(context)
 
     async def parse_http_body(self, request: Any) -> GraphQLRequestData | list[GraphQLRequestData]:

@@ -7,6 +7,11 @@ import asyncio
 import time
 from contextlib import AsyncExitStack
 
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from tests.security.helpers import Gql, http_client, receive, subscribe, ws_connection
+
 from .conftest import StartServer
 from .harness import (
     FastApi,
@@ -199,3 +204,24 @@ async def test_database_outage_answers_unavailable_and_the_game_resumes_intact(
     rows, version = await move_log(pg_url, table_id)
     assert version >= mine.latest["version"]
     assert_log_complete(rows, version)
+
+
+async def test_a_websocket_opened_during_an_outage_is_guarded_once_its_token_is_checked(
+    pg_url: str, start_server: StartServer
+) -> None:
+    server = start_server(pg_url)
+    async with http_client() as http, AsyncExitStack() as stack:
+        bob = await Gql(server, http).sign_up()  # a token this server has not checked yet
+        async with database_outage(pg_url):
+            socket = await stack.enter_async_context(ws_connection(server, bob.token))
+            assert (await receive(socket))["type"] == "connection_ack"
+        await wait_for_health(server, 200)
+        # The first operation checks the token now, and registers the socket...
+        await subscribe(socket, "lobby", "subscription { lobbyUpdates { event } }")
+        await asyncio.sleep(0.3)
+        # ...so signing out closes it, as it closes every socket of that token.
+        assert await bob.data("mutation { signOut }") == {"signOut": True}
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await receive(socket, timeout=10)
+        assert socket.close_code == 4401
