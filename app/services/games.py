@@ -92,7 +92,7 @@ class GameService:
             viewer = await self.social.viewer(player)
             self.tables.visible(viewer, await self.ledger.get(table_id))
             raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves") from None
-        if any(o is not None and o.is_bot for o in after.occupants):
+        if bot_to_move(after) is not None:
             self.bots.kick(table_id)
         return after
 

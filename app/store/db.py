@@ -15,16 +15,19 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from . import models  # noqa: F401  (registers the tables)
 from .postgres_writer import PostgresMoveWriter
-from .sqlite_writer import SqliteMoveWriter
+from .sqlite_writer import SqliteMoveWriter, configure_connection
 from .writers import MoveWriter
 
 BUSY_TIMEOUT_MS = 10_000
-POOL_SIZE = 32  # per process; PostgreSQL's default max_connections (100) fits 3 processes
+POOL_SIZE = 32  # SQLite, per process
+# PostgreSQL, per process: with the move writer's own pool (postgres_writer.POOL_SIZE,
+# 8) a process holds at most 32 connections, so the default max_connections (100, some
+# reserved for superusers) fits 3 processes.
+POSTGRES_POOL_SIZE = 24
 
 
 class Database:
@@ -44,7 +47,7 @@ class Database:
                 max_overflow=0,
             )
         else:
-            kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_pre_ping=True)
+            kwargs.update(pool_size=POSTGRES_POOL_SIZE, max_overflow=0, pool_pre_ping=True)
         self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         self._write_lock = asyncio.Lock() if self.is_sqlite else None
         # Game moves take a one-trip path (see writers), on SQLite files and PostgreSQL.
@@ -56,11 +59,6 @@ class Database:
             path = make_url(url).database
             if path and path != ":memory:" and not path.startswith("file:"):
                 self.move_writer = SqliteMoveWriter(path, BUSY_TIMEOUT_MS)
-
-    async def create_all(self) -> None:
-        """Create any missing tables."""
-        async with self.engine.begin() as conn:
-            await conn.run_sync(SQLModel.metadata.create_all)
 
     async def dispose(self) -> None:
         """Close every pooled connection (and the move writer's)."""
@@ -120,10 +118,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         # implicit BEGIN is always DEFERRED).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA foreign_keys=ON")
+        configure_connection(cursor.execute, BUSY_TIMEOUT_MS)
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")

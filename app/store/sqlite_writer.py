@@ -47,6 +47,18 @@ _APPEND_MOVE = _sql(
 _VERSION = _sql(select(_TABLES.c.version).where(_TABLES.c.id == bindparam("id_")))
 
 
+def configure_connection(execute: Callable[[str], object], busy_timeout_ms: int) -> None:
+    """The settings of every SQLite connection of the server: WAL (readers run while one
+    writes), NORMAL sync (safe in WAL), a busy timeout, and enforced foreign keys."""
+    for pragma in (
+        "PRAGMA journal_mode=WAL",
+        "PRAGMA synchronous=NORMAL",
+        f"PRAGMA busy_timeout={busy_timeout_ms}",
+        "PRAGMA foreign_keys=ON",
+    ):
+        execute(pragma)
+
+
 def _wrap(error: sqlite3.Error, statement: str) -> exc.DBAPIError:
     return driver_error(error, statement, isinstance(error, sqlite3.IntegrityError))
 
@@ -72,15 +84,14 @@ class SqliteMoveWriter:
 
     def _open(self) -> sqlite3.Connection:
         try:
-            connection = sqlite3.connect(
-                self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None
-            )
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            connection.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
-            connection.execute("PRAGMA foreign_keys=ON")
+            connection = sqlite3.connect(self.path, isolation_level=None)
         except sqlite3.Error as error:
             raise _wrap(error, "connect") from error
+        try:
+            configure_connection(connection.execute, self.busy_timeout_ms)
+        except sqlite3.Error as error:
+            connection.close()
+            raise _wrap(error, "PRAGMA") from error
         return connection
 
     async def commit(

@@ -58,6 +58,18 @@ def test_same_seed_gives_same_deals() -> None:
     assert deal_hands(99, 5) == deal_hands(99, 5)
 
 
+def test_a_seed_deals_the_same_cards_in_every_version() -> None:
+    # Stored seeded games and records replay from their seed: the shuffle must never
+    # change. This is the first deal of seed 1, NORTH first, as the engine has always dealt it.
+    expected = [
+        "QS 10S 9S 6S 2S AH KH 8H 10C 8C 7C 3C QD",
+        "AS 3S QH 10H 5H 2H 2C 8D 7D 6D 4D 3D 2D",
+        "KS 8S 5S 4S JH 9H 7H 6H 3H JC 6C 5C KD",
+        "JS 7S 4H AC KC QC 9C 4C AD JD 10D 9D 5D",
+    ]
+    assert [" ".join(c.code for c in hand) for hand in deal_hands(1, 1)] == expected
+
+
 def test_different_seeds_give_different_deals() -> None:
     assert deal_hands(1, 1) != deal_hands(2, 1)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import pytest
 
 from app.rules.bidding import BidKind
+from app.rules.bots import basic_move
 from app.rules.cards import Card
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game, Phase
@@ -19,7 +21,7 @@ from app.rules.moves import (
     ReplacePlayer,
     RevealHand,
 )
-from app.rules.seats import Seat
+from app.rules.seats import SEATS, Seat
 from app.rules.serialize import game_to_data
 from tests.rules.rules_helpers import (
     FIRST_TRICK_DEAL,
@@ -190,7 +192,27 @@ def test_apply_steps_gives_the_state_after_each_event() -> None:
     steps = game.apply_steps(PlayCard(N, _c("2D")))
     assert [s.event.kind for s in steps] == [EventKind.CARD_PLAYED, EventKind.TRICK_WON]
     assert len(steps[0].state.hand.current) == 4
+    # A complete trick waits for its winner: nobody is to play, nothing is playable.
+    assert steps[0].state.turn is None
+    assert all(steps[0].state.legal_plays(seat) == [] for seat in SEATS)
     assert steps[1].state.hand.current == [] and len(steps[1].state.hand.tricks) == 1
     assert game_to_data(steps[-1].state) == game_to_data(game)
     steps[0].state.hand.hands[E].clear()  # the copies are independent of the game
     assert len(game.hand.hands[E]) == 12
+
+
+def test_after_the_thirteenth_trick_nobody_plays_until_the_hand_is_scored() -> None:
+    game, _ = Game.start(["n", "e", "s", "w"], seed=3)
+    rng = random.Random(3)
+    while len(game.hand.tricks) < 12 or len(game.hand.current) < 3:
+        turn = game.turn
+        assert turn is not None
+        game.apply(basic_move(game, turn, rng))
+    last = game.turn
+    assert last is not None
+    steps = game.apply_steps(basic_move(game, last, rng))
+    kinds = [s.event.kind for s in steps]
+    assert kinds[:3] == [EventKind.CARD_PLAYED, EventKind.TRICK_WON, EventKind.HAND_SCORED]
+    for step in steps[:2]:  # the last card, then the last trick won: not yet scored
+        assert step.state.turn is None
+        assert all(step.state.legal_plays(seat) == [] for seat in SEATS)

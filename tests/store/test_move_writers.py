@@ -29,7 +29,7 @@ from app.store.migrate import upgrade
 from app.store.models import MoveRow, PlayerRow, TableRow
 from app.store.postgres_writer import PostgresMoveWriter
 from app.store.sqlite_writer import SqliteMoveWriter
-from app.store.writers import MoveWriter
+from app.store.writers import MOVE_COLUMNS, TABLE_COLUMNS, MoveWriter
 from tests.support.services import POSTGRES_ADMIN_URL, postgres_database
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
@@ -250,3 +250,12 @@ async def test_a_change_without_log_rows_is_still_told_applied(db: Database) -> 
     assert await writer.commit("t1", 2, values(change.steps[-1].table), []) is True
     assert await stored(db, "t1") == (3, 1)
     assert await writer.commit("t1", 2, values(change.steps[-1].table), []) is False
+
+
+def test_the_writers_set_every_column_the_ledger_writes() -> None:
+    # The session path writes whatever `_row_values` holds; the writers only the
+    # columns they know: a column added to one and not the other would be lost silently.
+    table = new_table().evolve(game=Game.start(PLAYERS, seed=5)[0])
+    assert set(_row_values(table)) | {"updated_at"} == set(TABLE_COLUMNS)
+    assert set(TABLE_COLUMNS) <= set(TableRow.__table__.c.keys())  # type: ignore[attr-defined]
+    assert {"table_id", *MOVE_COLUMNS} <= set(MoveRow.__table__.c.keys())  # type: ignore[attr-defined]
