@@ -29,7 +29,8 @@ def api_error(code: ErrorCode, message: str) -> GraphQLError:
 UNAVAILABLE = "UNAVAILABLE"
 UNAVAILABLE_MESSAGE = "the service is briefly unavailable (database or broker): nothing changed"
 # Infrastructure failures: the request's transaction rolled back, so nothing changed.
-OUTAGES: tuple[type[BaseException], ...] = (DBAPIError, OSError, ConnectionError, RedisError)
+# (ConnectionError and the drivers' socket errors are OSErrors.)
+OUTAGES: tuple[type[BaseException], ...] = (DBAPIError, OSError, RedisError)
 
 
 def _translate(exc: RuleError) -> GraphQLError:

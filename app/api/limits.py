@@ -125,14 +125,11 @@ def limit_extensions(settings: Settings) -> list[Callable[[], SchemaExtension]]:
     rules: list[type[ASTValidationRule]] = [
         create_validator(settings.max_query_depth, None),
         create_cost_rule(settings.max_query_cost),
+        *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
     ]
-    extensions: list[Callable[[], SchemaExtension]] = [
+    if not settings.introspection:
+        rules += DisableIntrospection().validation_rules
+    return [
         lambda: AddValidationRules(rules),
         lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
     ]
-    aliases = MaxAliasesLimiter(max_alias_count=settings.max_aliases)
-    extensions.append(lambda: AddValidationRules(aliases.validation_rules))
-    if not settings.introspection:
-        introspection = DisableIntrospection()
-        extensions.append(lambda: AddValidationRules(introspection.validation_rules))
-    return extensions

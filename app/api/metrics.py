@@ -30,10 +30,13 @@ class MetricsExtension(SchemaExtension):
     result."""
 
     _counted = False  # set per operation (an instance serves one operation)
+    _subscription = False  # known once executing (not re-derived per streamed result)
 
     def on_execute(self) -> Iterator[None]:
         self._counted = True
-        REQUESTS.labels(self.execution_context.operation_type.value).inc()
+        operation_type = self.execution_context.operation_type
+        self._subscription = operation_type is OperationType.SUBSCRIPTION
+        REQUESTS.labels(operation_type.value).inc()
         yield
 
     def on_operation(self) -> Iterator[None]:
@@ -41,19 +44,13 @@ class MetricsExtension(SchemaExtension):
         yield
         if not self._counted:  # the document did not parse or validate
             REQUESTS.labels("invalid").inc()
-        if not self._is_subscription():
+        if not self._subscription:
             _count_errors(self.execution_context.result)
 
     def on_stream_result(self, result: Any) -> Iterator[None]:
-        if self._is_subscription():
+        if self._subscription:
             _count_errors(result)
         yield
-
-    def _is_subscription(self) -> bool:
-        try:
-            return self.execution_context.operation_type is OperationType.SUBSCRIPTION
-        except RuntimeError:  # the document did not parse
-            return False
 
 
 def _count_errors(result: object) -> None:

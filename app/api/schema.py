@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import strawberry
 from graphql import GraphQLError
 from strawberry.extensions import MaskErrors, ParserCache, ValidationCache
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
-from strawberry.types import ExecutionContext, ExecutionResult
-from strawberry.types.graphql import OperationType
+from strawberry.types import ExecutionContext
 
 from app.settings import Settings
 
@@ -35,34 +33,6 @@ class SpadesSchema(strawberry.Schema):
         for error in errors:
             if is_unexpected(error):
                 log.error("unexpected error", exc_info=error.original_error)
-
-    async def execute(
-        self,
-        query: str | None,
-        variable_values: dict[str, Any] | None = None,
-        context_value: Any | None = None,
-        root_value: Any | None = None,
-        operation_name: str | None = None,
-        allowed_operation_types: Iterable[OperationType] | None = None,
-        operation_extensions: dict[str, Any] | None = None,
-    ) -> ExecutionResult:
-        """One-shot execution (plain HTTP). A subscription cannot be answered in one shot:
-        strawberry ran it as a field anyway and failed with an internal error; now it is
-        refused like a mutation over GET (HTTP 400). Subscriptions go through `stream`."""
-        allowed = set(
-            allowed_operation_types
-            if allowed_operation_types is not None
-            else (OperationType.QUERY, OperationType.MUTATION)
-        )
-        return await super().execute(
-            query,
-            variable_values,
-            context_value,
-            root_value,
-            operation_name,
-            allowed - {OperationType.SUBSCRIPTION},
-            operation_extensions,
-        )
 
 
 class ReportingParserCache(ParserCache):

@@ -90,6 +90,7 @@ class Services:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         await self.bots.stop()
+        await self.limits.close()
         await self.broker.close()
         await self.db.dispose()
 

@@ -89,6 +89,9 @@ class Limiter(ABC):
     async def _hit(self, key: str, seconds: int) -> int:
         """Increment the counter `key` (expiring after `seconds`) and return it."""
 
+    async def close(self) -> None:  # noqa: B027  (most backends hold nothing)
+        """Release connections, where the backend holds any."""
+
 
 class MemoryLimiter(Limiter):
     """Counters in this process."""
