@@ -144,9 +144,11 @@ class Services:
         for a while), so the sweep stays cheap with hundreds of tables in play."""
         async with self.db.read() as session:
             candidates = await stalled_bot_tables(session, time.time() - BOT_STALL_SECONDS)
-        for table_id in candidates:
-            if table_id in self.bots.running:
+        running = self.bots.running
+        for table_id, version in candidates:
+            if table_id in running:
                 continue
-            table = await self.ledger.get(table_id)
+            # Most candidates wait for a human: the cached table tells, without a read.
+            table = self.ledger.cached(table_id, version) or await self.ledger.get(table_id)
             if table is not None and bot_to_move(table) is not None:
                 self.bots.kick(table_id)

@@ -92,8 +92,8 @@ class Ledger:
             version = await repo.table_version(session, table_id)
             if version is None:
                 return None
-            cached = self._cache.get(table_id)
-            if cached is not None and cached.version == version:
+            cached = self.cached(table_id, version)
+            if cached is not None:
                 return cached
             loaded = await repo.load_table(session, table_id)
         if loaded is None:
@@ -110,8 +110,8 @@ class Ledger:
             )
         snapshots = []
         for table, seats, names in rows:
-            cached = self._cache.get(table.id)
-            if cached is not None and cached.version == table.version:
+            cached = self.cached(table.id, table.version)
+            if cached is not None:
                 snapshots.append(cached)
             else:
                 snapshot = snapshot_from_rows(table, seats, names)
@@ -272,6 +272,11 @@ class Ledger:
         cached = self._cache.get(table.id)
         if cached is None or table.version > cached.version:
             self._remember(table)
+
+    def cached(self, table_id: str, version: int) -> TableSnapshot | None:
+        """The cached table, if it is at `version`."""
+        snapshot = self._cache.get(table_id)
+        return snapshot if snapshot is not None and snapshot.version == version else None
 
     def forget(self, table_id: str) -> None:
         """Drop a cached table (tests use it to force a reload from the database)."""

@@ -134,11 +134,13 @@ async def moves_of(session: AsyncSession, table_id: str) -> list[MoveRow]:
     return list(result.all())
 
 
-async def stalled_bot_tables(session: AsyncSession, unchanged_since: float) -> list[str]:
-    """Ids of playing tables with a bot seat that have not changed since `unchanged_since`
-    (epoch seconds)."""
+async def stalled_bot_tables(
+    session: AsyncSession, unchanged_since: float
+) -> list[tuple[str, int]]:
+    """(id, version) of playing tables with a bot seat that have not changed since
+    `unchanged_since` (epoch seconds)."""
     result = await session.exec(
-        select(TableRow.id)
+        select(TableRow.id, TableRow.version)
         .join(SeatRow, col(SeatRow.table_id) == col(TableRow.id))
         .where(
             TableRow.status == "PLAYING",
@@ -147,4 +149,4 @@ async def stalled_bot_tables(session: AsyncSession, unchanged_since: float) -> l
         )
         .distinct()
     )
-    return list(result.all())
+    return [(table_id, version) for table_id, version in result.all()]
