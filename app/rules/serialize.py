@@ -6,6 +6,7 @@ secret seed and every hidden card; it never leaves the server.
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -52,7 +53,7 @@ def game_to_json(game: Game) -> str:
     """`game_to_data` as compact JSON, reusing the JSON of hands already finished: a
     snapshot after every move then costs about the same early and late in a game."""
     head = game_to_data(game, with_finished=False)
-    finished = ",".join(_finished_json(f) for f in game.finished)
+    finished = ",".join(finished_json(f) for f in game.finished)
     return json.dumps(head, separators=(",", ":"))[:-1] + ',"finished":[' + finished + "]}"
 
 
@@ -61,7 +62,8 @@ def game_from_json(text: str) -> Game:
     return game_from_data(json.loads(text))
 
 
-def _finished_json(finished: FinishedHand) -> str:
+def finished_json(finished: FinishedHand) -> str:
+    """One finished hand as JSON (made once per hand)."""
     entry = _FINISHED_JSON.get(id(finished))
     if entry is not None and entry[0] is finished:
         return entry[1]
@@ -77,30 +79,17 @@ def game_from_data(data: Data) -> Game:
     return game_from_parts(data, [_finished_from_data(f) for f in data["finished"]])
 
 
-# Decoded finished hands by their JSON text, so a process receiving the same game again
-# and again (every event of it, from other processes) decodes each finished hand once.
-_FINISHED_BY_JSON: dict[str, FinishedHand] = {}
-
-
-def finished_json(finished: FinishedHand) -> str:
-    """One finished hand as JSON (made once per hand)."""
-    return _finished_json(finished)
-
-
+# Cached by text: a process receiving the same game again and again (every event of it,
+# from other processes) decodes each finished hand once.
+@functools.lru_cache(maxsize=_FINISHED_JSON_MAX)
 def finished_from_json(text: str) -> FinishedHand:
     """The finished hand `finished_json` described (decoded once per distinct text)."""
-    finished = _FINISHED_BY_JSON.get(text)
-    if finished is None:
-        finished = _finished_from_data(json.loads(text))
-        if len(_FINISHED_BY_JSON) >= _FINISHED_JSON_MAX:
-            del _FINISHED_BY_JSON[next(iter(_FINISHED_BY_JSON))]
-        _FINISHED_BY_JSON[text] = finished
-    return finished
+    return _finished_from_data(json.loads(text))
 
 
 def game_from_parts(head: Data, finished: list[FinishedHand]) -> Game:
     """A game from `game_to_data(game, with_finished=False)` and its finished hands."""
-    data = head
+    data = head  # the whole game's data but its finished hands
     forced = data.get("forcedDeals")
     hand = _hand_from_data(data["hand"])
     if finished and finished[-1].state.number == hand.number:
