@@ -1,0 +1,16 @@
+"""Bot levels: how strong a bot plays (RULES.md, "Bot levels")."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class BotLevel(StrEnum):
+    """A bot's level. BASIC is the rulebook's reference bot and the default."""
+
+    BASIC = "BASIC"
+    STANDARD = "STANDARD"
+    EXPERT = "EXPERT"
+
+
+DEFAULT_BOT_LEVEL = BotLevel.BASIC
