@@ -17,9 +17,10 @@ from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
 from .metrics import MetricsExtension
+from .profiles import ProfileQuery
 from .social import SocialMutation, SocialQuery, SocialSubscription
 
-Query = merge_types("Query", (CoreQuery, SocialQuery))
+Query = merge_types("Query", (CoreQuery, SocialQuery, ProfileQuery))
 Mutation = merge_types("Mutation", (CoreMutation, SocialMutation))
 Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription))
 

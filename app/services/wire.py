@@ -103,6 +103,7 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         ),
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
+        "rated": t.rated,
     }
 
 
@@ -127,6 +128,7 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         ),
         created_at=d["createdAt"],
         deal_seed=int(d["seed"]) if d["seed"] is not None else None,
+        rated=bool(d.get("rated", False)),
     )
 
 
