@@ -176,21 +176,56 @@ def _insert(connection: AsyncConnection, table: Any) -> Any:
 async def claim_game(
     session: AsyncSession, table_id: str, finished_at: float, rated: bool
 ) -> int | None:
-    """Mark the game's results as applied and number it; None when they already were."""
+    """Mark the game's results as applied and number it; None when they already were
+    (a repeated claim only leaves a gap in the numbers)."""
     connection = await session.connection()
-    if (
-        await connection.execute(select(_RESULTS.c.seq).where(_RESULTS.c.table_id == table_id))
-    ).first() is not None:
-        return None
+    values = {"table_id": table_id, "finished_at": finished_at, "rated": rated}
+    if connection.dialect.name == "postgresql":
+        # One round trip: bump the counter and insert the claim numbered by it.
+        bumped = (
+            update(_COUNTERS)
+            .where(_COUNTERS.c.name == GAMES_COUNTER)
+            .values(value=_COUNTERS.c.value + 1)
+            .returning(_COUNTERS.c.value)
+            .cte("bumped")
+        )
+        claim = (
+            postgresql.insert(_RESULTS)
+            .from_select(
+                ["table_id", "seq", "finished_at", "rated"],
+                select(
+                    literal(table_id),
+                    bumped.c.value,
+                    literal(finished_at),
+                    literal(rated),
+                ),
+            )
+            .on_conflict_do_nothing(index_elements=["table_id"])
+            .returning(_RESULTS.c.seq)
+        )
+        row = (await connection.execute(claim)).first()
+        if row is not None:
+            return int(row[0])
+        if await _claimed(connection, table_id):
+            return None
     seq = await next_seq(connection)
-    await connection.execute(
-        insert(_RESULTS).values(table_id=table_id, seq=seq, finished_at=finished_at, rated=rated)
+    claim = (
+        _insert(connection, _RESULTS)
+        .values(seq=seq, **values)
+        .on_conflict_do_nothing(index_elements=["table_id"])
+        .returning(_RESULTS.c.seq)
     )
-    return seq
+    return None if (await connection.execute(claim)).first() is None else seq
+
+
+async def _claimed(connection: AsyncConnection, table_id: str) -> bool:
+    found = await connection.execute(select(_RESULTS.c.seq).where(_RESULTS.c.table_id == table_id))
+    return found.first() is not None
 
 
 async def next_seq(connection: AsyncConnection) -> int:
-    """The next finished game's number (the counter row stays locked until commit)."""
+    """The next finished game's number (the counter row stays locked until commit); the
+    counter row is created if missing."""
     bump = (
         update(_COUNTERS)
         .where(_COUNTERS.c.name == GAMES_COUNTER)
@@ -260,6 +295,9 @@ async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[
         literal(-Skill().value),
         literal(0),
     ).where(_PLAYERS.c.id.in_(player_ids))
+    # Rows are locked in id order; game ends are serialized by the counter row anyway
+    # (claim_game), so two games sharing players cannot deadlock here.
+    seed = seed.order_by(_PLAYERS.c.id)
     columns = [
         "player_id",
         "username_key",
@@ -273,15 +311,12 @@ async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[
         "board_value",
         "board_games",
     ]
-    await connection.execute(
-        _insert(connection, _RATINGS).from_select(columns, seed).on_conflict_do_nothing()
-    )
-    rows = await connection.execute(
-        select(_RATINGS.c.player_id, _RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games)
-        .where(_RATINGS.c.player_id.in_(player_ids))
-        .order_by(_RATINGS.c.player_id)
-        .with_for_update()
-    )
+    # A no-op update on conflict locks an existing row and returns it as it stands.
+    statement = _insert(connection, _RATINGS).from_select(columns, seed)
+    statement = statement.on_conflict_do_update(
+        index_elements=["player_id"], set_={"player_id": statement.excluded.player_id}
+    ).returning(_RATINGS.c.player_id, _RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games)
+    rows = await connection.execute(statement)
     return {r.player_id: Skill(r.mu, r.sigma, r.games) for r in rows}
 
 
@@ -296,20 +331,26 @@ async def save_skills(
     if not after:
         return
     connection = await session.connection()
-    for player_id, skill in after.items():
-        await connection.execute(
-            update(_RATINGS)
-            .where(_RATINGS.c.player_id == player_id)
-            .values(
-                mu=skill.mu,
-                sigma=skill.sigma,
-                value=skill.value,
-                deviation=skill.deviation,
-                games=skill.games,
-                seq=seq,
-                **board_values(skill),
-            )
-        )
+    rows = [
+        {
+            "player_id": player_id,
+            "username_key": "",  # never inserted: every row exists (lock_skills)
+            "mu": skill.mu,
+            "sigma": skill.sigma,
+            "value": skill.value,
+            "deviation": skill.deviation,
+            "games": skill.games,
+            "seq": seq,
+            **board_values(skill),
+        }
+        for player_id, skill in after.items()
+    ]
+    statement = _insert(connection, _RATINGS).values(rows)
+    changed = ("mu", "sigma", "value", "deviation", "games", "seq", *board_values(NEW))
+    statement = statement.on_conflict_do_update(
+        index_elements=["player_id"], set_={c: statement.excluded[c] for c in changed}
+    )
+    await connection.execute(statement)
     await connection.execute(
         insert(_HISTORY),
         [
@@ -330,6 +371,9 @@ async def save_skills(
             for player_id, skill in after.items()
         ],
     )
+
+
+NEW = Skill()
 
 
 def board_values(skill: Skill) -> dict[str, Any]:
