@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import subprocess
@@ -38,6 +39,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import asyncpg  # type: ignore[import-untyped]
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.memory import MemoryBroker
 from app.rules.bots import POLICIES, PolicyName
@@ -48,7 +50,7 @@ from app.services.accounts.profiles import ProfileService
 from app.services.accounts.results import game_over_effect
 from app.services.auth import Player
 from app.services.games import apply_move
-from app.services.ledger import Change, Ledger
+from app.services.ledger import Change, Effect, Ledger
 from app.services.model import TableSnapshot
 from app.store.db import Database
 from app.store.migrate import upgrade
@@ -192,6 +194,16 @@ async def store_table(db: Database, table_id: str, game: Game, rated: bool) -> N
             )
 
 
+def _no_op_effect(_table: TableSnapshot) -> Effect:
+    """An effect that writes nothing: the final move then takes the ORM transaction path,
+    which separates that path's cost from the career writes' own."""
+
+    async def nothing(_session: AsyncSession) -> None:
+        return None
+
+    return nothing
+
+
 def _finisher(ledger: Ledger, tables: list[tuple[str, Move]]) -> Callable[[int], Awaitable[None]]:
     """Each call makes the final move of the next table (read first: cached, as live)."""
     pending = iter(tables)
@@ -218,6 +230,7 @@ async def game_end_cost(url: str, samples: int) -> dict[str, tuple[float, float]
     try:
         for label, hook, rated in (
             ("final move, no careers (before)", None, False),
+            ("final move, ORM transaction, no career writes", _no_op_effect, False),
             ("final move + careers, unrated", game_over_effect, False),
             ("final move + careers, rated", game_over_effect, True),
         ):
@@ -250,7 +263,7 @@ async def main() -> None:
         await asyncio.to_thread(upgrade, url)
         started = time.perf_counter()
         await fill(f"{SERVER}/{name}", players, games)
-        print(f"calibration: {calibration()}")
+        print(f"calibration: {calibration()}; load average {os.getloadavg()[0]:.1f}")
         print(
             f"filled {players:,} players and {games:,} games in "
             f"{time.perf_counter() - started:.1f} s"
