@@ -5,12 +5,15 @@ would have been counted live."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from typing import Any
 
+import pytest
+
 from app.store.migrate import downgrade, upgrade
 from tests.server.careers import four_at_a_table, play_scripted_game, play_with_leaver
-from tests.support.play import kept_alive, sign_up_players
+from tests.support.play import HumanTable, KeepAliveApi, kept_alive, sign_up_players
 from tests.support.server import LiveServer
 
 BEFORE_CAREERS = "f23c6229ef18"
@@ -64,3 +67,48 @@ async def test_the_migration_counts_finished_games_like_the_live_game_end(
     async with kept_alive(*players):
         await play_scripted_game(players, seed=11)
     assert rows(fresh_server, "SELECT max(seq) FROM game_results") == [(3,)]
+
+
+def _set_every_hand(view: dict[str, Any]) -> dict[str, Any]:
+    """NORTH_SOUTH bid 13 and 13 (set by 130 a hand: the game ends after hand 2)."""
+    if view["viewerSeat"] in ("NORTH", "SOUTH"):
+        return {"kind": "TRICKS", "tricks": 13}
+    return {"kind": "TRICKS", "tricks": 3}
+
+
+def _last_card(view: dict[str, Any]) -> bool:
+    tricks = sum(s["tricksWon"] for s in view["seats"])
+    return view["handNumber"] == 2 and tricks == 12 and len(view["currentTrick"]) == 3
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.004])
+async def test_a_sigkill_during_the_last_move_counts_the_game_once_or_with_the_move(
+    fresh_server: LiveServer, delay: float
+) -> None:
+    players = await sign_up_players(fresh_server, 4)
+    async with kept_alive(*players):
+        table_id, by_seat = await four_at_a_table(players, seed=5)
+        table = HumanTable(table_id, dict(by_seat), choose_bid=_set_every_hand)
+        view = await table.play_until(_last_card)
+        mover = by_seat[view["turn"]]
+        own = await mover.game(table_id)
+        final = asyncio.create_task(mover.play(table_id, own["legalPlays"][0]))
+        await asyncio.sleep(delay)
+        fresh_server.stop(kill=True)
+        with contextlib.suppress(Exception):
+            await final
+    status = rows(fresh_server, f"SELECT status FROM tables WHERE id = '{table_id}'")[0][0]
+    counted = rows(fresh_server, f"SELECT count(*) FROM game_results WHERE table_id = '{table_id}'")
+    assert counted == [(1 if status == "FINISHED" else 0,)]  # the move and its count, or neither
+    fresh_server.start()
+    players = [KeepAliveApi(fresh_server, p.token) for p in players]
+    async with kept_alive(*players):
+        by_seat = dict(zip(("NORTH", "EAST", "SOUTH", "WEST"), players, strict=True))
+        view = await by_seat["NORTH"].game(table_id)
+        if view["phase"] != "GAME_OVER":
+            own = await by_seat[view["turn"]].game(table_id)
+            await by_seat[view["turn"]].play(table_id, own["legalPlays"][0])
+    assert rows(
+        fresh_server, f"SELECT count(*) FROM game_results WHERE table_id = '{table_id}'"
+    ) == [(1,)]
+    assert [r[0] for r in rows(fresh_server, "SELECT games FROM player_stats")] == [1, 1, 1, 1]
