@@ -67,7 +67,9 @@ class Services:
         self.games = GameService(self.ledger, self.tables, self.social, self.bots)
         self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
         self.limits: Limiter = make_limiter(settings)
-        self.rematch = RematchService(self.ledger, self.tables, self.bots, settings.rematch_seconds)
+        self.rematch = RematchService(
+            self.ledger, self.tables, self.social, self.bots, settings.rematch_seconds
+        )
         # The chat limit is a rule of chat: on whatever SPADES_RATE_LIMITS says.
         self.chat = ChatService(
             self.db,

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from .client import Api, ApiError, next_update
-from .play import View, north_south_overbid, play_with_bots, watching
+from .client import GAME_FIELDS, Api, ApiError, next_update
+from .play import View, Watcher, north_south_overbid, play_with_bots, watching
 
 MESSAGE_FIELDS = "id tableId channel from { id username } text sentAt"
 SEND_CHAT = (
@@ -31,6 +31,10 @@ REQUEST_REMATCH = (
     f"mutation($t: ID!) {{ requestRematch(tableId: $t) {{ {REMATCH_TABLE_FIELDS} }} }}"
 )
 TABLE = f"query($t: ID!) {{ table(id: $t) {{ {REMATCH_TABLE_FIELDS} }} }}"
+REMATCH_UPDATES = (
+    "subscription($t: ID!, $s: Int) { gameUpdates(tableId: $t, since: $s) "
+    f"{{ event seat view {{ {GAME_FIELDS} nextTableId rematchRequests }} }} }}"
+)
 
 
 async def send_chat(api: Api, table_id: str, channel: str, text: str) -> dict[str, Any]:
@@ -159,3 +163,14 @@ async def play_to_game_over(
         )
     view: View = last["view"]
     return view
+
+
+@asynccontextmanager
+async def rematch_watch(api: Api, table_id: str) -> AsyncIterator[Watcher]:
+    """A gameUpdates subscription whose views carry the rematch fields, past its
+    SNAPSHOT."""
+    async with api.subscribe(REMATCH_UPDATES, t=table_id) as queue:
+        watcher = Watcher(queue)
+        first = await watcher.next()
+        assert first["event"] == "SNAPSHOT", first["event"]
+        yield watcher

@@ -27,7 +27,7 @@ from ..codec import LogEntry
 from ..games import BotDriver, bot_to_move
 from ..ledger import Change, Ledger, insert_table
 from ..model import GameMessage, TableSnapshot, TableStatus, now_ts
-from ..social import Viewer
+from ..social import SocialService, Viewer
 from ..tables import TableService, start_entry
 
 REMATCH_REQUESTED = "REMATCH_REQUESTED"
@@ -106,9 +106,12 @@ def decide_rematch(
     return change, new
 
 
-async def store_rematch_table(session: AsyncSession, old_id: str, new: TableSnapshot) -> None:
+async def store_rematch_table(
+    session: AsyncSession, old_id: str, new: TableSnapshot, holders: list[str]
+) -> None:
     """Create the rematch table (row, seats, the start in its move log) and carry the old
-    table's links over: their holders keep seeing (and watching) the new table."""
+    table's links over: their holders (added to `holders`) keep seeing and watching the
+    new table."""
     assert new.game is not None
     await insert_table(session, new)
     await repo.append_moves(session, new.id, [(1, 1, start_entry(new.game))])
@@ -117,6 +120,7 @@ async def store_rematch_table(session: AsyncSession, old_id: str, new: TableSnap
         session.add(TableLinkRow(table_id=new.id, kind=link.kind, code_hash=link.code_hash))
     grants = (await session.exec(select(LinkGrantRow).where(LinkGrantRow.table_id == old_id))).all()
     for grant in grants:
+        holders.append(grant.player_id)
         session.add(
             LinkGrantRow(
                 table_id=new.id,
@@ -151,11 +155,13 @@ class RematchService:
         self,
         ledger: Ledger,
         tables: TableService,
+        social: SocialService,
         bots: BotDriver,
         window_seconds: float = REMATCH_WINDOW_SECONDS,
     ) -> None:
         self.ledger = ledger
         self.tables = tables
+        self.social = social
         self.bots = bots
         self.window = window_seconds
 
@@ -165,21 +171,27 @@ class RematchService:
         await self.tables.get_visible(viewer, table_id)
         now = now_ts()
         opened: list[TableSnapshot] = []
+        holders: list[str] = []
 
         def decide(table: TableSnapshot) -> Change:
             self.tables.visible(viewer, table)
-            opened.clear()  # a retried decision forgets the table an earlier try made
+            opened.clear()  # a retried decision forgets what an earlier try made
+            holders.clear()
             change, new = decide_rematch(table, viewer.id, now, self.window)
             if new is not None:
                 opened.append(new)
                 old_id = table.id
-                change.effects.append(lambda session: store_rematch_table(session, old_id, new))
+                change.effects.append(
+                    lambda session: store_rematch_table(session, old_id, new, holders)
+                )
             return change
 
         change, after = await self.ledger.change(table_id, decide)
         if opened and any(step.event == REMATCH_STARTED for step in change.steps):
             new = opened[0]
             await self.ledger.announce(new)
+            # Link holders now see the new table: their live lobbies re-route.
+            await self.social.notify_social_change(holders)
             if bot_to_move(new) is not None:
                 self.bots.kick(new.id)
             return new
