@@ -126,7 +126,7 @@ async def test_two_humans_and_two_bots_get_one_rematch_table_that_a_spectator_fo
 
 
 async def test_bots_always_agree_and_the_offer_ends_after_the_window(tmp_path: Path) -> None:
-    server = LiveServer(tmp_path / "spades.db", env={"SPADES_REMATCH_SECONDS": "3"})
+    server = LiveServer(tmp_path / "spades.db", env={"SPADES_REMATCH_SECONDS": "6"})
     server.start()
     try:
         alone = await Social.signed_up(server)
@@ -139,7 +139,7 @@ async def test_bots_always_agree_and_the_offer_ends_after_the_window(tmp_path: P
         assert second["rematchOf"] == first and second["status"] == "PLAYING"
 
         over = await play_to_game_over({"NORTH": alone}, second["id"])
-        await asyncio.sleep(3.5)
+        await asyncio.sleep(6.5)
         assert await alone.error(REQUEST_REMATCH, t=second["id"]) == "WRONG_PHASE"
         after = await table(alone, second["id"])
         assert after["game"]["version"] == over["version"]  # nothing changed
