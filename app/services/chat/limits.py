@@ -73,15 +73,17 @@ class ChatLimiter:
             if broker_url
             else None
         )
+        # Sent by its digest (EVALSHA), and loaded again if Redis forgot it.
+        self._script = self._redis.register_script(_RESERVE) if self._redis else None
 
     async def reserve(self, player_id: str) -> str:
         """Count one message of `player_id` and return its ticket (for `release`); raise
         ChatRateLimited, counting nothing, when the window is full."""
         ticket = uuid.uuid4().hex
-        if self._redis is not None:
+        if self._script is not None:
             try:
-                counted, wait = await self._redis.eval(
-                    _RESERVE, 1, _key(player_id), str(self.window), str(self.limit), ticket
+                counted, wait = await self._script(
+                    keys=[_key(player_id)], args=[str(self.window), str(self.limit), ticket]
                 )
             except RedisError:
                 log.warning("chat limiter cannot reach Redis; counting in this process")
