@@ -13,16 +13,18 @@ from strawberry.types import ExecutionContext
 
 from app.settings import Settings
 
+from .chat import ChatMutation, ChatQuery, ChatSubscription
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
 from .metrics import MetricsExtension
 from .profiles import ProfileQuery
+from .rematch import RematchMutation
 from .social import SocialMutation, SocialQuery, SocialSubscription
 
-Query = merge_types("Query", (CoreQuery, SocialQuery, ProfileQuery))
-Mutation = merge_types("Mutation", (CoreMutation, SocialMutation))
-Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription))
+Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, ProfileQuery))
+Mutation = merge_types("Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation))
+Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription, ChatSubscription))
 
 
 class SpadesSchema(strawberry.Schema):

@@ -18,7 +18,7 @@ from tests.support.services import postgres_database, redis_url
 from .harness import FastApi, choose_move, on, plain_url, send
 
 BIDS = {"NORTH": 13, "SOUTH": 13, "EAST": None, "WEST": None}
-BEFORE_CAREERS = "f23c6229ef18"
+BEFORE_CAREERS = "c4a7e0014cha7"
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from tests.server.careers import four_at_a_table, play_scripted_game, play_with_
 from tests.support.play import HumanTable, KeepAliveApi, kept_alive, sign_up_players
 from tests.support.server import LiveServer
 
-BEFORE_CAREERS = "f23c6229ef18"
+BEFORE_CAREERS = "c4a7e0014cha7"
 
 
 def rows(server: LiveServer, query: str) -> list[tuple[Any, ...]]:

@@ -3,7 +3,7 @@ summaries; the games finished before it are counted in the statistics (unrated),
 from their move logs.
 
 Revision ID: ra7e0001career
-Revises: f23c6229ef18
+Revises: c4a7e0014cha7
 Create Date: 2026-12-02 05:11:14.962021
 """
 
@@ -16,7 +16,7 @@ from alembic import op
 from app.services.accounts.backfill import backfill_finished_games
 
 revision: str = "ra7e0001career"
-down_revision: str | None = "f23c6229ef18"
+down_revision: str | None = "c4a7e0014cha7"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
