@@ -321,9 +321,8 @@ async def main() -> None:
             print(f"{label:52} {p50:8.2f} {p95:8.2f}")
         base = costs["final move, no careers (before)"][0]
         for label in ("final move + careers, unrated", "final move + careers, rated"):
-            print(
-                f"extra cost of a game's end ({label[20:]}): {costs[label][0] - base:+.2f} ms (p50)"
-            )
+            kind = label.rsplit(", ", 1)[-1]
+            print(f"extra cost of a game's end ({kind}): {costs[label][0] - base:+.2f} ms (p50)")
     finally:
         await admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
