@@ -206,7 +206,7 @@ async def claim_game(
         row = (await connection.execute(claim)).first()
         if row is not None:
             return int(row[0])
-        if await _claimed(connection, table_id):
+        if await claimed(connection, table_id):
             return None
     seq = await next_seq(connection)
     claim = (
@@ -218,7 +218,8 @@ async def claim_game(
     return None if (await connection.execute(claim)).first() is None else seq
 
 
-async def _claimed(connection: AsyncConnection, table_id: str) -> bool:
+async def claimed(connection: AsyncConnection, table_id: str) -> bool:
+    """Whether the game's results were applied."""
     found = await connection.execute(select(_RESULTS.c.seq).where(_RESULTS.c.table_id == table_id))
     return found.first() is not None
 

@@ -13,6 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from app.rules.career import CareerLine, career_lines, seats_changed
 from app.rules.rating import Skill, rate_match
 from app.store import career as store
+from app.store import career_pg
 from app.store import tables as repo
 
 from ..model import TableSnapshot, now_ts
@@ -36,19 +37,36 @@ async def record_finished_game(session: AsyncSession, table: TableSnapshot) -> N
     if game is None or game.winner is None:
         return
     finished_at = now_ts()
+    lines = await _lines(session, table)
+    connection = await session.connection()
+    if connection.dialect.name == "postgresql":
+        # One round trip for the whole update (two for a rated game: the ratings are read
+        # and locked first, the new ones computed here).
+        before, after = await _rate(session, table, lines)
+        seq = await career_pg.record_game(
+            session, table.id, finished_at, table.rated, lines, before, after
+        )
+        if seq is not None or await store.claimed(connection, table.id):
+            return
+        # No counter row yet (a database never migrated to it): the general path makes one.
     seq = await store.claim_game(session, table.id, finished_at, table.rated)
     if seq is None:
         return
-    lines = await _lines(session, table)
-    before: dict[str, Skill] = {}
-    after: dict[str, Skill] = {}
-    if table.rated:
-        before = await store.lock_skills(session, [line.player_id for line in lines])
-        after = rate_lines(lines, before)
-        await store.save_skills(session, table.id, seq, before, after)
+    before, after = await _rate(session, table, lines)
+    await store.save_skills(session, table.id, seq, before, after)
     await store.add_stats(session, lines)
     finished = store.FinishedGame(table.id, seq, finished_at, table.rated)
     await store.add_summaries(session, finished, lines, before, after)
+
+
+async def _rate(
+    session: AsyncSession, table: TableSnapshot, lines: list[CareerLine]
+) -> tuple[dict[str, Skill], dict[str, Skill]]:
+    """The ratings before (locked) and after the game; empty for an unrated game."""
+    if not table.rated:
+        return {}, {}
+    before = await store.lock_skills(session, [line.player_id for line in lines])
+    return before, rate_lines(lines, before)
 
 
 async def _lines(session: AsyncSession, table: TableSnapshot) -> list[CareerLine]:
