@@ -236,6 +236,8 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         {"t": TID},
     ),
     "requestRematch": ("mutation($t: ID!) { requestRematch(tableId: $t) { id } }", {"t": TID}),
+    "profile": ('{ profile(username: "someone") { memberSince } }', {}),
+    "leaderboard": ("{ leaderboard(first: 5) { pageInfo { hasNextPage } } }", {}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
