@@ -18,6 +18,7 @@ from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
 from .metrics import MetricsExtension
 from .social import SocialMutation, SocialQuery, SocialSubscription
+from .transport.codes import RefusalCodes
 
 Query = merge_types("Query", (CoreQuery, SocialQuery))
 Mutation = merge_types("Mutation", (CoreMutation, SocialMutation))
@@ -63,6 +64,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         subscription=Subscription,
         config=StrawberryConfig(batching_config={"max_operations": settings.max_batch}),
         extensions=[
+            RefusalCodes,
             *limit_extensions(settings),
             lambda: ReportingParserCache(maxsize=1024),
             lambda: ValidationCache(maxsize=1024),
