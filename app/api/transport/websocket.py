@@ -51,8 +51,9 @@ class Rejection(ConnectionRejectionError):
 
 
 def pick_subprotocol(offered: list[str]) -> str | None:
-    """The first subprotocol the client offers that the server speaks."""
-    return next((p for p in offered if p in SUBPROTOCOLS), None)
+    """The subprotocol to speak: graphql-transport-ws when the client offers it (clients
+    that offer both, such as Python's gql, speak either), else the legacy one."""
+    return next((p for p in SUBPROTOCOLS if p in offered), None)
 
 
 async def refuse_handshake(socket: WebSocket, offered: list[str]) -> None:
