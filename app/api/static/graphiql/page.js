@@ -19,8 +19,10 @@
   root.render(
     React.createElement(GraphiQL, {
       fetcher: fetcher,
-      defaultQuery: parameters.get("query") || "{\n  __typename\n}\n",
-      defaultHeaders: parameters.get("headers") || undefined,
+      // ?q= and ?headers= (a link to a prepared operation) win over what GraphiQL stored.
+      query: parameters.get("q") || undefined,
+      headers: parameters.get("headers") || undefined,
+      defaultQuery: "{\n  __typename\n}\n",
       isHeadersEditorEnabled: true,
       shouldPersistHeaders: false,
       defaultEditorToolsVisibility: true,
