@@ -216,3 +216,32 @@ def test_a_subscriptions_transport_ws_client_receives_a_snapshot_and_the_updates
     versions = result["versions"]
     assert versions[1:] == list(range(versions[1], versions[1] + len(versions) - 1)), result
     assert result["myBidVersion"] in versions, result
+
+
+async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) -> None:
+    live = LiveServer(
+        tmp_path / "spades.db",
+        env={"SPADES_WS_CONNECTIONS_PER_PLAYER": "1", "SPADES_SUBSCRIPTIONS_PER_PLAYER": "1"},
+    )
+    live.start()
+    try:
+        alice = await Api(live).sign_up()
+        async with legacy(live, alice.token) as first:
+            lobby = {"query": "subscription { lobbyUpdates { event } }"}
+            await first.send(json.dumps({"id": "1", "type": "start", "payload": lobby}))
+            await first.send(json.dumps({"id": "2", "type": "start", "payload": lobby}))
+            refused = await receive(first)
+            assert refused["id"] == "2", refused
+            error = refused["payload"]["errors"][0]
+            assert error["extensions"]["code"] == "RATE_LIMITED" and "1" in error["message"]
+            async with connect(live.ws_url, subprotocols=[LEGACY]) as second:
+                init = {
+                    "type": "connection_init",
+                    "payload": {"Authorization": f"Bearer {alice.token}"},
+                }
+                await second.send(json.dumps(init))
+                assert (await receive(second))["type"] == "connection_error"
+                code, reason = await close_of(second)
+                assert code == 4429 and "at most 1" in reason, reason
+    finally:
+        live.stop()

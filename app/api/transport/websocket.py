@@ -172,6 +172,21 @@ class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
     answered with `connection_error` and closed with the rejection's code, and only
     documents the server may run."""
 
+    async def handle(self) -> None:
+        """Serve the connection; one that sends no connection_init within the view's
+        connection_init_wait_timeout is closed (4408), as graphql-transport-ws does."""
+        timeout = asyncio.create_task(self._close_if_not_initialised())
+        try:
+            await super().handle()
+        finally:
+            timeout.cancel()
+
+    async def _close_if_not_initialised(self) -> None:
+        await asyncio.sleep(self.view.connection_init_wait_timeout.total_seconds())
+        if not self.connection_acknowledged:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=4408, reason="Connection initialisation timeout")
+
     async def handle_message(self, message: OperationMessage) -> None:
         problem = _legacy_problem(message)
         if problem is not None:
