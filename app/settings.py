@@ -88,6 +88,8 @@ class Settings:
     cors_allow_headers: tuple[str, ...] = DEFAULT_CORS_ALLOW_HEADERS
     persisted_queries: int = 1_000
     trusted_documents: str | None = None
+    # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
+    rematch_seconds: int = 300
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -132,4 +134,5 @@ def load_settings() -> Settings:
         cors_allow_headers=_list("SPADES_CORS_ALLOW_HEADERS") or base.cors_allow_headers,
         persisted_queries=_int("SPADES_PERSISTED_QUERIES", base.persisted_queries),
         trusted_documents=_str("SPADES_TRUSTED_DOCUMENTS", None),
+        rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
     )

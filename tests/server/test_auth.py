@@ -1,5 +1,5 @@
 """Accounts and tokens: sign up, sign in, `me`, and the bearer token on HTTP and on
-WebSocket (connection_init payload or upgrade header; a bad payload token closes 4401, "not signed in")."""
+WebSocket (connection_init payload or upgrade header; a bad payload token closes 4401)."""
 
 from __future__ import annotations
 
