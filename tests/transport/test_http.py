@@ -71,6 +71,12 @@ def test_the_graphql_over_http_audit_passes_without_errors_or_warnings(
             400,
         ),
         ({"query": "{ " + "me { id } " * 1600 + "}"}, "QUERY_TOO_COMPLEX", 200, 400),
+        (
+            {"query": "query($t: ID!) { game(tableId: $t) { version } }", "variables": {}},
+            "GRAPHQL_VALIDATION_FAILED",
+            200,
+            400,
+        ),
         ([{"query": "{ __typename }"}] * 11, "BATCH_TOO_LARGE", 400, 400),
         (
             {"extensions": persisted("{ unknownToThisServer: __typename }")},
@@ -96,6 +102,7 @@ def test_the_graphql_over_http_audit_passes_without_errors_or_warnings(
         "wrong-argument-type",
         "aliases",
         "tokens",
+        "missing-variable",
         "batch",
         "unknown-hash",
         "hash-mismatch",

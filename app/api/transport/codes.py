@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
 
 from .refusals import RefusalCode, parse_error_code, tag
@@ -24,3 +25,13 @@ class RefusalCodes(SchemaExtension):
         yield
         for error in self.execution_context.pre_execution_errors or []:
             tag(error, RefusalCode.GRAPHQL_VALIDATION_FAILED)
+
+
+def tag_request_error(error: GraphQLError) -> None:
+    """An error of the request as a whole that no check coded (variables that do not fit
+    their types: a wrong enum value, a missing required variable) is, as API.md says,
+    GRAPHQL_VALIDATION_FAILED. Field errors have a path and keep their own codes."""
+    if error.path is None and (
+        error.original_error is None or isinstance(error.original_error, GraphQLError)
+    ):
+        tag(error, RefusalCode.GRAPHQL_VALIDATION_FAILED)
