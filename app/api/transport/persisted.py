@@ -22,15 +22,24 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-class PersistedQueryCache:
-    """A bounded LRU map hash -> document; the least recently used entry goes first. Every
-    entry passed parsing and validation once (see `Documents.remember`), and runs through
-    the same limits again each time, as if its text had been sent."""
+# However many entries are allowed, the documents kept never take more than this.
+MAX_TOTAL_BYTES = 8 * 1024 * 1024
 
-    def __init__(self, max_entries: int, max_document_bytes: int) -> None:
+
+class PersistedQueryCache:
+    """A bounded LRU map hash -> document (by count and by total size); the least recently
+    used entry goes first. Every entry passed parsing and validation once (see
+    `Documents.remember`), and runs through the same limits again each time, as if its
+    text had been sent."""
+
+    def __init__(
+        self, max_entries: int, max_document_bytes: int, max_total_bytes: int = MAX_TOTAL_BYTES
+    ) -> None:
         self.max_entries = max_entries
         self.max_document_bytes = max_document_bytes
+        self.max_total_bytes = max_total_bytes
         self._entries: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -44,12 +53,17 @@ class PersistedQueryCache:
 
     def put(self, digest: str, document: str) -> None:
         """Remember a document (not one larger than a request body may be)."""
-        if self.max_entries <= 0 or len(document.encode()) > self.max_document_bytes:
+        size = len(document.encode())
+        if self.max_entries <= 0 or size > min(self.max_document_bytes, self.max_total_bytes):
+            return
+        if digest in self._entries:
+            self._entries.move_to_end(digest)
             return
         self._entries[digest] = document
-        self._entries.move_to_end(digest)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._bytes += size
+        while len(self._entries) > self.max_entries or self._bytes > self.max_total_bytes:
+            _, dropped = self._entries.popitem(last=False)
+            self._bytes -= len(dropped.encode())
 
 
 @dataclass(frozen=True, slots=True)
