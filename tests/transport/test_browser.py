@@ -77,6 +77,12 @@ def wait_for_response(page: Any, needle: str, timeout: float = 20.0) -> str:
     )
 
 
+def shown_update(page: Any) -> dict[str, Any]:
+    """The gameUpdates payload GraphiQL shows now."""
+    text = response_text(page).replace("\xa0", " ")
+    return dict(json.loads(text)["data"]["gameUpdates"])
+
+
 def test_graphiql_runs_a_query_and_a_subscription_with_nothing_but_the_server(
     server: LiveServer, browser: Any
 ) -> None:
@@ -123,13 +129,19 @@ def test_graphiql_runs_a_query_and_a_subscription_with_nothing_but_the_server(
     page.goto(f"{server.http_url}?{urlencode({'q': subscription, 'headers': headers})}")
     page.locator(".graphiql-execute-button").click()
     wait_for_response(page, "SNAPSHOT")
-    call(
+    snapshot = shown_update(page)
+    bid = call(
         server,
         "mutation($t: ID!) { placeBid(tableId: $t, bid: {kind: TRICKS, tricks: 3}) { version } }",
         token,
         t=table,
-    )
-    wait_for_response(page, "BID_PLACED")
+    )["placeBid"]["version"]
+    # GraphiQL shows the latest update: the bid's, or a later one (bots move at once).
+    deadline = time.monotonic() + 20
+    while shown_update(page)["view"]["version"] < bid:
+        assert time.monotonic() < deadline, shown_update(page)
+        page.wait_for_timeout(100)
+    assert bid > snapshot["view"]["version"]
     context.close()
     assert blocked == [], blocked
     assert violations == [], violations
