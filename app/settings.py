@@ -88,6 +88,8 @@ class Settings:
     cors_allow_headers: tuple[str, ...] = DEFAULT_CORS_ALLOW_HEADERS
     persisted_queries: int = 1_000
     trusted_documents: str | None = None
+    # A WebSocket that sends no connection_init this long is closed (4408), either protocol.
+    ws_init_timeout_seconds: int = 60
     # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
     rematch_seconds: int = 300
 
@@ -134,5 +136,8 @@ def load_settings() -> Settings:
         cors_allow_headers=_list("SPADES_CORS_ALLOW_HEADERS") or base.cors_allow_headers,
         persisted_queries=_int("SPADES_PERSISTED_QUERIES", base.persisted_queries),
         trusted_documents=_str("SPADES_TRUSTED_DOCUMENTS", None),
+        ws_init_timeout_seconds=_int(
+            "SPADES_WS_INIT_TIMEOUT_SECONDS", base.ws_init_timeout_seconds
+        ),
         rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
     )

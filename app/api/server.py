@@ -8,6 +8,7 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 import uvicorn
@@ -226,6 +227,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         # The legacy protocol's keep-alive ("ka"), which its clients expect.
         keep_alive=True,
         keep_alive_interval=LEGACY_KEEP_ALIVE_SECONDS,
+        connection_init_wait_timeout=timedelta(seconds=settings.ws_init_timeout_seconds),
     )
     services.revocation_handlers.append(guards.close_token)
 

@@ -247,3 +247,16 @@ async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) 
                 assert code == 4429 and "at most 1" in reason, reason
     finally:
         live.stop()
+
+
+async def test_a_socket_that_never_initialises_is_closed_on_both_protocols(
+    tmp_path: Path,
+) -> None:
+    live = LiveServer(tmp_path / "spades.db", env={"SPADES_WS_INIT_TIMEOUT_SECONDS": "1"})
+    live.start()
+    try:
+        for protocol in (LEGACY, TRANSPORT):
+            async with connect(live.ws_url, subprotocols=[protocol]) as socket:
+                assert await close_of(socket) == (4408, "Connection initialisation timeout")
+    finally:
+        live.stop()
