@@ -54,6 +54,8 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # The built web client served at `/`; None: web/dist in the repository.
+    web_dist: str | None = None
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -95,4 +97,5 @@ def load_settings() -> Settings:
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
+        web_dist=_str("SPADES_WEB_DIST", None),
     )

@@ -8,6 +8,7 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -48,6 +49,7 @@ from .errors import OUTAGES
 from .guards import Guards, register_socket
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
+from .webapp import web_routes
 
 log = logging.getLogger("app.server")
 
@@ -366,6 +368,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             Route("/metrics", metrics),
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
+            # Last: the web client's catch-all (its files, and index.html for its routes).
+            *web_routes(Path(settings.web_dist) if settings.web_dist else None),
         ],
         middleware=[
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),

@@ -1,0 +1,96 @@
+"""What a player does in the web client, in the words of the UI (roles and labels)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tests.support.server import LiveServer
+
+_names = itertools.count(1)
+
+Page = Any  # playwright.sync_api.Page (imported lazily: missing Playwright must fail cleanly)
+
+
+def unique_name(prefix: str) -> str:
+    """A username nobody has used on this server yet."""
+    return f"{prefix}{int(time.time() * 1000) % 10**7}{next(_names)}"
+
+
+@dataclass
+class Player:
+    """One browser page signed in as one user."""
+
+    page: Page
+    username: str
+    server: LiveServer
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def token(self) -> str:
+        return str(self.page.evaluate("localStorage.getItem('spades.token')"))
+
+    def game(self) -> Any:
+        """The table's root element (data-version, data-phase, data-turn)."""
+        return self.page.locator(".game")
+
+    def version(self) -> int:
+        return int(self.game().get_attribute("data-version") or "-1")
+
+    def wait_version_at_least(self, version: int, timeout: float = 10_000) -> None:
+        self.page.wait_for_function(
+            "v => Number(document.querySelector('.game')?.dataset.version ?? -1) >= v",
+            arg=version,
+            timeout=timeout,
+        )
+
+
+def sign_up(browser: Any, server: LiveServer, prefix: str, **context_args: Any) -> Player:
+    """A new browser context whose user signs up through the form."""
+    context = browser.new_context(**context_args)
+    page = context.new_page()
+    username = unique_name(prefix)
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Sign up").click()
+    page.locator(f"[data-me='{username}']").wait_for()
+    page.locator("[data-ready=lobby]").wait_for()
+    return Player(page, username, server)
+
+
+def create_table(player: Player, name: str, seed: int | None = None) -> str:
+    """Create a table from the lobby form; the id of the new table (the page opens it)."""
+    page = player.page
+    page.get_by_role("textbox", name="Name (optional)").fill(name)
+    if seed is not None:
+        page.locator("summary", has_text="Advanced").click()
+        page.get_by_label(re.compile("Deal seed")).fill(str(seed))
+    page.get_by_role("button", name="Create table").click()
+    page.locator(".table-page").wait_for()
+    return str(page.locator(".table-page").get_attribute("data-table-id"))
+
+
+def add_bot(player: Player, seat: str) -> None:
+    """The host fills a seat with a bot."""
+    player.page.get_by_role("button", name=f"Add a bot {seat.capitalize()}").click()
+
+
+def play_any_card(player: Player) -> str:
+    """Click the first playable card of the hand; its data-card."""
+    card = player.page.locator(".hand-play button.card-button:not([disabled])").first
+    key = str(card.get_attribute("data-card"))
+    card.click()
+    return key
+
+
+def bid(player: Player, tricks: int) -> None:
+    """Choose a number in the bid box and confirm it."""
+    box = player.page.locator(".bid-box")
+    box.locator(f"button[data-bid='{tricks}']").click()
+    box.locator("button[data-action=place-bid]").click()
