@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,10 +51,19 @@ class Player:
         )
 
 
-def sign_up(browser: Any, server: LiveServer, prefix: str, **context_args: Any) -> Player:
-    """A new browser context whose user signs up through the form."""
+def sign_up(
+    browser: Any,
+    server: LiveServer,
+    prefix: str,
+    on_page: Callable[[Page], object] | None = None,
+    **context_args: Any,
+) -> Player:
+    """A new browser context whose user signs up through the form (`on_page` sees the
+    page before it loads, e.g. to record its traffic)."""
     context = browser.new_context(**context_args)
     page = context.new_page()
+    if on_page is not None:
+        on_page(page)
     username = unique_name(prefix)
     page.goto(f"http://127.0.0.1:{server.port}/")
     page.get_by_label("Username").fill(username)
@@ -94,3 +104,84 @@ def bid(player: Player, tricks: int) -> None:
     box = player.page.locator(".bid-box")
     box.locator(f"button[data-bid='{tricks}']").click()
     box.locator("button[data-action=place-bid]").click()
+
+
+MY_TURN_OR_OVER = """() => {
+  const g = document.querySelector('.game');
+  return !!g && (g.dataset.phase === 'GAME_OVER' || g.dataset.turn === g.dataset.viewer);
+}"""
+
+
+def wait_turn(player: Player, timeout: float = 20_000) -> str:
+    """Wait until it is this player's turn (or the game is over); the phase."""
+    player.page.wait_for_function(MY_TURN_OR_OVER, timeout=timeout)
+    return str(player.game().get_attribute("data-phase"))
+
+
+def hand_cards(player: Player) -> list[str]:
+    """The data-card of every card in the hand, in screen order."""
+    return [
+        str(c)
+        for c in player.page.locator(".hand button.card-button").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def playable_cards(player: Player) -> list[str]:
+    """The cards of the hand that are enabled now."""
+    return [
+        str(c)
+        for c in player.page.locator(".hand button.card-button:not([disabled])").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    ]
+
+
+def act(player: Player, tricks: int, keyboard: bool = False) -> str:
+    """Take this player's turn: reveal a withheld hand and bid `tricks`, or play the first
+    legal card (with the keyboard: the focused card and Enter). What was done."""
+    page = player.page
+    phase = str(player.game().get_attribute("data-phase"))
+    version = player.version()
+    if phase == "BIDDING":
+        reveal = page.locator("[data-action=reveal]")
+        if reveal.count():
+            reveal.click()
+            version += 1
+            player.wait_version_at_least(version)
+        bid(player, tricks)
+        done = f"bid {tricks}"
+    elif phase == "PLAYING":
+        if keyboard:
+            # When the turn comes, focus is on the first playable card: Enter plays it.
+            page.wait_for_function(
+                "() => document.activeElement?.matches("
+                "'.hand-play button.card-button:not([disabled])')"
+            )
+            done = str(page.evaluate("document.activeElement.dataset.card"))
+            page.keyboard.press("Enter")
+        else:
+            done = play_any_card(player)
+    else:
+        raise AssertionError(f"unexpected turn in phase {phase}")
+    player.wait_version_at_least(version + 1)
+    return done
+
+
+def next_human_move(players: dict[str, Player], timeout: float = 20_000) -> tuple[str, str]:
+    """Wait until one of these seated players is to act (as every screen shows it), let
+    them act (play a card, or bid 3); their seat and what they did."""
+    first = next(iter(players.values()))
+    seats = list(players)
+    seat = str(
+        first.page.wait_for_function(
+            """seats => { const g = document.querySelector('.game');
+                 return seats.includes(g?.dataset.turn) ? g.dataset.turn : null; }""",
+            arg=seats,
+            timeout=timeout,
+        ).json_value()
+    )
+    mover = players[seat]
+    wait_turn(mover, timeout)
+    return seat, act(mover, 3)

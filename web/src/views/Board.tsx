@@ -10,6 +10,7 @@ import {
   type Seat,
 } from "../graphql/generated";
 import type { GameView } from "../live";
+import { navigate } from "../router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
 import { CardFace } from "./Cards";
 import { Hand } from "./Hand";
@@ -145,6 +146,7 @@ export function Board(props: {
   return (
     <div class="game" data-version={view.version} data-phase={view.phase} data-turn={view.turn ?? ""}
       data-viewer={me ?? "spectator"}>
+      <div class="main-col">
       <section class="board" aria-label={`Table, hand ${view.handNumber}`}>
         {order.map((seat, i) => <SeatBox key={seat} view={view} seat={seat} position={POSITIONS[i] ?? "top"} />)}
         <TrickArea view={view} order={order} />
@@ -176,10 +178,11 @@ export function Board(props: {
         <p class="muted withheld">Your 13 cards are face down until you choose.</p>
       )}
       {view.phase === "GAME_OVER" && <GameOver view={view} />}
-      <Scores view={view} />
       {props.onLeave && view.phase !== "GAME_OVER" && (
         <p><button type="button" class="danger" onClick={props.onLeave}>Leave table (a bot takes your seat)</button></p>
       )}
+      </div>
+      <Scores view={view} />
     </div>
   );
 }
@@ -194,7 +197,7 @@ function GameOver({ view }: { view: GameView }) {
       <p>
         {view.teams.map((t) => `${teamName(t.team)} ${t.score}`).join(" · ")}
       </p>
-      <p><a href="/" class="button">Back to the lobby</a></p>
+      <p><button type="button" class="primary" onClick={() => navigate("/")}>Back to the lobby</button></p>
     </section>
   );
 }

@@ -1,0 +1,86 @@
+"""A player signs up and plays a whole game against three bots, in Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.support.server import LiveServer
+from tests.web import pages
+
+SUIT_ORDER = ["SPADES", "HEARTS", "CLUBS", "DIAMONDS"]
+RANK_ORDER = ["ACE", "KING", "QUEEN", "JACK", "TEN", "NINE", "EIGHT", "SEVEN", "SIX", "FIVE",
+              "FOUR", "THREE", "TWO"]  # fmt: skip
+
+
+def sort_key(card: str) -> tuple[int, int]:
+    rank, suit = card.split("-")
+    return SUIT_ORDER.index(suit), RANK_ORDER.index(rank)
+
+
+def led_suit(player: pages.Player) -> str | None:
+    """The suit of the first card of the trick in progress, if any."""
+    first = player.page.locator(".trick[data-trick=current] .play [data-card]").first
+    if not first.count():
+        return None
+    return str(first.get_attribute("data-card")).split("-")[1]
+
+
+def test_a_player_plays_a_whole_game_against_three_bots(
+    browser: Any, web_server: LiveServer, artifacts: Path
+) -> None:
+    player = pages.sign_up(browser, web_server, "solo", viewport={"width": 1200, "height": 900})
+    console: list[str] = []
+    player.page.on("console", lambda message: console.append(message.text))
+    player.page.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
+
+    pages.create_table(player, "Against the bots", seed=11)
+    for seat in ("EAST", "SOUTH", "WEST"):
+        pages.add_bot(player, seat)
+    player.game().wait_for()
+
+    # Bid 13 as the second bidder of North-South (a team total nobody makes): set twice,
+    # the team drops below -250 after two hands and the game is over.
+    bids = 0
+    plays = 0
+    checked_follow_suit = False
+    shot_mid_hand = False
+    while (phase := pages.wait_turn(player)) != "GAME_OVER":
+        if phase == "BIDDING":
+            player.page.locator(".bid-box").wait_for()
+            if player.page.locator("[data-action=reveal]").count() == 0:
+                box = player.page.locator(".bid-box")
+                assert "Enter your team's total" in box.inner_text()
+                box.locator("button[data-bid='13']").click()
+                assert "Team total 13: your share" in box.locator("[data-hint]").inner_text()
+            pages.act(player, 13)
+            bids += 1
+            continue
+        hand = pages.hand_cards(player)
+        assert hand == sorted(hand, key=sort_key), "the hand is shown sorted"
+        playable = pages.playable_cards(player)
+        assert playable and set(playable) <= set(hand)
+        suit = led_suit(player)
+        if suit is not None and any(c.endswith(suit) for c in hand):
+            # Follow suit: exactly the cards of the led suit are enabled.
+            assert set(playable) == {c for c in hand if c.endswith(suit)}
+            checked_follow_suit = checked_follow_suit or len(playable) < len(hand)
+        if plays == 6 and not shot_mid_hand:
+            player.page.screenshot(path=str(artifacts / "table-mid-hand.png"), full_page=True)
+            shot_mid_hand = True
+        pages.act(player, 13, keyboard=plays % 3 == 1)  # every third card with the keyboard
+        plays += 1
+
+    over = player.page.locator("[data-game-over]")
+    over.wait_for()
+    assert "East\N{EN DASH}West win" in over.inner_text()
+    assert "You lost" in over.inner_text()
+    assert bids == 2 and plays == 26
+    assert checked_follow_suit, "some turn had cards disabled by the follow-suit rule"
+    history = player.page.locator("table.history tbody tr")
+    assert history.count() == 4  # two hands, two teams
+    north_south = player.page.locator("tr[data-team=NORTH_SOUTH] [data-score]").inner_text()
+    assert int(north_south) <= -250
+    player.page.screenshot(path=str(artifacts / "game-over.png"), full_page=True)
+    assert not [m for m in console if "Content Security Policy" in m], console
+    player.page.context.close()
