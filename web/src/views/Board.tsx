@@ -150,7 +150,7 @@ export function Board(props: {
       <section class="board" aria-label={`Table, hand ${view.handNumber}`}>
         {order.map((seat, i) => <SeatBox key={seat} view={view} seat={seat} position={POSITIONS[i] ?? "top"} />)}
         <TrickArea view={view} order={order} />
-        <p class="spades-broken small" aria-live="off">{view.spadesBroken ? "♠ broken" : "♠ not broken"}</p>
+        <p class="spades-broken small" aria-live="off"><span aria-hidden="true">♠ </span>{view.spadesBroken ? "Spades broken" : "Spades not broken"}</p>
       </section>
       <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status>{status}</p>
       {error && <p class="error" role="alert">{error}</p>}

@@ -175,12 +175,13 @@ export function Lobby({ me }: { me: PlayerFieldsFragment }) {
   const { tables, error, ready } = useLobby({ openSeatsOnly: openOnly || null, nameContains: nameContains.trim() || null });
   return (
     <div class="lobby" data-ready={ready ? "lobby" : undefined}>
+      <h1 class="sr-only">Lobby</h1>
       <div class="lobby-side">
         <CreateTable />
         <Invitations />
       </div>
       <section class="lobby-tables" aria-labelledby="lobby-title">
-        <h1 id="lobby-title">Tables</h1>
+        <h2 id="lobby-title" class="page-title">Tables</h2>
         <div class="row filters">
           <label class="check">
             <input type="checkbox" checked={openOnly} onChange={(e) => setOpenOnly(e.currentTarget.checked)} />
