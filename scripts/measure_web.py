@@ -68,11 +68,12 @@ def gql(url: str, query: str, variables: dict[str, Any], token: str | None = Non
 
 
 def seed_player(server: LiveServer) -> tuple[str, str]:
-    """A player with a table against three bots, a few cards into the first hand; their
-    token and the table id. Some other tables fill the lobby."""
+    """A player with a table against three bots, a few cards into the first hand; the
+    script that signs a browser in as them, and the table id. Other tables fill the lobby."""
     url = server.http_url
     sign_up = "mutation($u:String!,$p:String!){signUp(username:$u,password:$p){token}}"
     token = gql(url, sign_up, {"u": "measure", "p": "measure-password"})["signUp"]["token"]
+    me = gql(url, "{ me { id username } }", {}, token)["me"]
     create = "mutation($i:CreateTableInput!){createTable(input:$i){id}}"
     for n in range(5):
         gql(url, create, {"i": {"name": f"Open table {n}"}}, token)
@@ -90,14 +91,23 @@ def seed_player(server: LiveServer) -> tuple[str, str]:
         elif game["legalPlays"]:
             gql(url, "mutation($t:ID!,$c:CardInput!){playCard(tableId:$t,card:$c){version}}",
                 {"t": tid, "c": game["legalPlays"][0]}, token)  # fmt: skip
-    return token, tid
+    return remembered(token, me), tid
 
 
-def load_times(base: str, token: str, runs: int) -> tuple[list[float], list[float]]:
-    """Milliseconds from navigation start to the lobby's `lobby-interactive` mark."""
+def remembered(token: str, player: dict[str, str]) -> str:
+    """The script a returning player's browser runs: its stored token and player."""
+    return (
+        f"localStorage.setItem('spades.token', {json.dumps(token)});"
+        f"localStorage.setItem('spades.player', {json.dumps(json.dumps(player))});"
+    )
+
+
+def load_times(base: str, session: str, runs: int) -> tuple[list[float], list[float]]:
+    """Milliseconds from navigation start to the lobby's `lobby-interactive` mark, for a
+    returning player (`session`: the script that stores their session)."""
     from playwright.sync_api import sync_playwright
 
-    script = f"localStorage.setItem('spades.token', {json.dumps(token)})"
+    script = session
     ready = "performance.getEntriesByName('lobby-interactive')[0].startTime"
     cold: list[float] = []
     warm: list[float] = []
@@ -132,7 +142,7 @@ def npm_tool(package: str, version: str) -> Path:
     return target
 
 
-def signed_in_profile(base: str, token: str) -> Path:
+def signed_in_profile(base: str, session: str) -> Path:
     """A Chromium profile whose local storage holds the token (Lighthouse then audits the
     signed-in pages; it runs with --disable-storage-reset)."""
     from playwright.sync_api import sync_playwright
@@ -144,7 +154,7 @@ def signed_in_profile(base: str, token: str) -> Path:
         )
         page = context.new_page()
         page.goto(f"{base}/")
-        page.evaluate(f"localStorage.setItem('spades.token', {json.dumps(token)})")
+        page.evaluate(session)
         page.reload()
         page.locator("[data-ready=lobby]").wait_for()
         context.close()
@@ -173,7 +183,7 @@ def lighthouse(url: str, profile: Path | None) -> tuple[float, list[str]]:
     return float(report["categories"]["accessibility"]["score"]) * 100, failed
 
 
-def axe(base: str, token: str, paths: list[str]) -> dict[str, list[str]]:
+def axe(base: str, session: str, paths: list[str]) -> dict[str, list[str]]:
     """axe-core violations (rule ids) per page, run in Chromium by Playwright."""
     from playwright.sync_api import sync_playwright
 
@@ -184,7 +194,7 @@ def axe(base: str, token: str, paths: list[str]) -> dict[str, list[str]]:
         for path in paths:
             context = browser.new_context()
             if path != "/signin":
-                context.add_init_script(f"localStorage.setItem('spades.token', '{token}')")
+                context.add_init_script(session)
             page = context.new_page()
             page.goto(f"{base}{'/' if path == '/signin' else path}")
             page.wait_for_load_state("networkidle")
@@ -215,8 +225,8 @@ def main() -> None:
     server.start()
     try:
         base = f"http://127.0.0.1:{server.port}"
-        token, table_id = seed_player(server)
-        cold, warm = load_times(base, token, args.runs)
+        session, table_id = seed_player(server)
+        cold, warm = load_times(base, session, args.runs)
         for label, times in (("cold cache", cold), ("warm cache", warm)):
             median = statistics.median(times)
             print(
@@ -227,7 +237,7 @@ def main() -> None:
         if args.no_lighthouse:
             return
         try:
-            profile = signed_in_profile(base, token)
+            profile = signed_in_profile(base, session)
             try:
                 for label, path in pages.items():
                     url = f"{base}{'/' if path == '/signin' else path}"
@@ -240,7 +250,7 @@ def main() -> None:
                 shutil.rmtree(profile, ignore_errors=True)
         except (RuntimeError, subprocess.CalledProcessError, OSError) as exc:
             print(f"Lighthouse could not run here ({str(exc).strip()[:300]}); axe-core instead:")
-            for path, violations in axe(base, token, list(pages.values())).items():
+            for path, violations in axe(base, session, list(pages.values())).items():
                 print(f"  axe-core {AXE_VERSION} {path}: {len(violations)} violations {violations}")
     finally:
         server.stop()

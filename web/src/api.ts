@@ -15,6 +15,7 @@ import { errorWords } from "./errors";
 import { signal } from "./signal";
 
 const TOKEN_KEY = "spades.token";
+const PLAYER_KEY = "spades.player";
 
 export const token = signal<string | null>(localStorage.getItem(TOKEN_KEY));
 
@@ -152,14 +153,35 @@ export function live<T, V extends AnyVariables>(
   return () => subscription.unsubscribe();
 }
 
-export function saveToken(value: string): void {
+export interface Me {
+  id: string;
+  username: string;
+}
+
+/** The signed-in player as last confirmed (shown at once on load; `me` re-checks it). */
+export function cachedPlayer(): Me | null {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(PLAYER_KEY) ?? "null") as Me | null;
+    return parsed && typeof parsed.id === "string" && typeof parsed.username === "string" ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+export function savePlayer(player: Me): void {
+  localStorage.setItem(PLAYER_KEY, JSON.stringify({ id: player.id, username: player.username }));
+}
+
+export function saveToken(value: string, player?: Me): void {
   localStorage.setItem(TOKEN_KEY, value);
+  if (player) savePlayer(player);
   token.value = value;
 }
 
 /** Forget the token here (the server side is `signOut`). Open sockets are closed. */
 export function signOutLocally(): void {
   localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(PLAYER_KEY);
   token.value = null;
   ws.terminate();
 }

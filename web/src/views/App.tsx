@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { link, live, mutate, query, signOutLocally, token } from "../api";
+import { cachedPlayer, link, live, mutate, query, savePlayer, signOutLocally, token } from "../api";
 import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "../graphql/generated";
 import { announcement } from "../live";
 import { fourColour } from "../prefs";
@@ -26,7 +26,8 @@ const NOTICE_WORDS: Record<string, (who: string) => string> = {
 
 export function App() {
   const currentToken = useSignal(token);
-  const [me, setMe] = useState<PlayerFieldsFragment | null>(null);
+  // The cached player lets the lobby load at once; `me` confirms it (or signs out).
+  const [me, setMe] = useState<PlayerFieldsFragment | null>(() => (token.value ? cachedPlayer() : null));
   const current = useSignal(route);
   const linkState = useSignal(link);
   const spoken = useSignal(announcement);
@@ -34,11 +35,17 @@ export function App() {
   const deck = useSignal(fourColour);
 
   useEffect(() => {
-    setMe(null);
-    if (!currentToken) return;
+    if (!currentToken) {
+      setMe(null);
+      return;
+    }
+    setMe(cachedPlayer());
     void query(MeDocument, {}).then((result) => {
-      if (result.data?.me) setMe(result.data.me);
-      else signOutLocally();
+      if (result.data?.me) {
+        savePlayer(result.data.me);
+        const confirmed = result.data.me;
+        setMe((old) => (old?.id === confirmed.id && old.username === confirmed.username ? old : confirmed));
+      } else if (result.data || result.code === "UNAUTHENTICATED") signOutLocally();
     });
     return live(
       NotificationsDocument,

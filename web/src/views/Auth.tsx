@@ -19,7 +19,7 @@ export function Auth() {
         ? await mutate(SignUpDocument, { username, password }).then((r) => (r.data ? { data: r.data.signUp } : r))
         : await mutate(SignInDocument, { username, password }).then((r) => (r.data ? { data: r.data.signIn } : r));
     setBusy(false);
-    if (result.data) saveToken(result.data.token);
+    if (result.data) saveToken(result.data.token, result.data.player);
     else setError(result.error);
   };
 
