@@ -84,3 +84,45 @@ def test_a_player_plays_a_whole_game_against_three_bots(
     player.page.screenshot(path=str(artifacts / "game-over.png"), full_page=True)
     assert not [m for m in console if "Content Security Policy" in m], console
     player.page.context.close()
+
+
+def test_blind_nil_is_bid_unseen_and_two_cards_are_exchanged(
+    browser: Any, web_server: LiveServer
+) -> None:
+    player = pages.sign_up(browser, web_server, "blind", viewport={"width": 1200, "height": 900})
+    pages.create_table(player, "Blind nil", seed=11)
+    for seat in ("EAST", "SOUTH", "WEST"):
+        pages.add_bot(player, seat)
+    player.game().wait_for()
+    # Hand 1: bid 13 and get set, so North-South are 100+ behind when hand 2 is dealt.
+    while pages.wait_turn(player) != "GAME_OVER":
+        if player.page.locator("[data-action=blind-nil]").count():
+            break
+        pages.act(player, 13)
+
+    # Hand 2: the cards are withheld; bid Blind Nil without seeing them.
+    assert player.page.locator(".hand").count() == 0
+    assert "face down" in player.page.locator(".withheld").inner_text()
+    version = player.version()
+    player.page.locator("[data-action=blind-nil]").click()
+    player.wait_version_at_least(version + 1)
+    assert player.page.locator("[data-bid-of=NORTH]").inner_text() == "Blind Nil"
+
+    # The exchange: North passes two cards to South, then gets two back.
+    assert pages.wait_turn(player) == "EXCHANGE"
+    hand = pages.hand_cards(player)
+    assert len(hand) == 13
+    passed = hand[-2:]
+    for card in passed:
+        player.page.locator(f".hand button[data-card='{card}']").click()
+    assert player.page.locator(".hand button[aria-pressed=true]").count() == 2
+    version = player.version()
+    player.page.locator("[data-action=pass]").click()
+    player.page.wait_for_function(
+        "() => ['PLAYING', 'GAME_OVER'].includes(document.querySelector('.game').dataset.phase)"
+    )
+    after = pages.hand_cards(player)
+    assert len(after) + len(player.page.locator(".trick [data-played-by=NORTH]").all()) == 13
+    assert not set(passed) & set(after), "the passed cards left the hand"
+    assert after == sorted(after, key=sort_key)
+    player.page.context.close()
