@@ -87,6 +87,34 @@ def web_server(tmp_path_factory: pytest.TempPathFactory, web_dist: Path) -> Iter
     live.stop()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the test item (for the failure screenshots)."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+@pytest.fixture(autouse=True)
+def close_pages(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test: a screenshot of every page if it failed, then close them all."""
+    from tests.web import pages
+
+    pages.OPEN.clear()
+    yield
+    report = getattr(request.node, "report_call", None)
+    for number, player in enumerate(pages.OPEN):
+        try:
+            if report is not None and report.failed:
+                ARTIFACTS.mkdir(exist_ok=True)
+                name = f"failed-{request.node.name}-{number}.png"
+                player.page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+            player.page.context.close()
+        except Exception:  # already closed by the test
+            continue
+    pages.OPEN.clear()
+
+
 @pytest.fixture
 def artifacts() -> Path:
     """Where screenshots go (gitignored; CI keeps them)."""

@@ -12,6 +12,8 @@ from typing import Any
 from tests.support.server import LiveServer
 
 _names = itertools.count(1)
+# Every page signed up during the current test (screenshots on failure, then closed).
+OPEN: list[Player] = []
 
 Page = Any  # playwright.sync_api.Page (imported lazily: missing Playwright must fail cleanly)
 
@@ -71,7 +73,9 @@ def sign_up(
     page.get_by_role("button", name="Sign up").click()
     page.locator(f"[data-me='{username}']").wait_for()
     page.locator("[data-ready=lobby]").wait_for()
-    return Player(page, username, server)
+    player = Player(page, username, server)
+    OPEN.append(player)
+    return player
 
 
 def create_table(player: Player, name: str, seed: int | None = None) -> str:
@@ -112,7 +116,7 @@ MY_TURN_OR_OVER = """() => {
 }"""
 
 
-def wait_turn(player: Player, timeout: float = 20_000) -> str:
+def wait_turn(player: Player, timeout: float = 30_000) -> str:
     """Wait until it is this player's turn (or the game is over); the phase."""
     player.page.wait_for_function(MY_TURN_OR_OVER, timeout=timeout)
     return str(player.game().get_attribute("data-phase"))
@@ -169,7 +173,7 @@ def act(player: Player, tricks: int, keyboard: bool = False) -> str:
     return done
 
 
-def next_human_move(players: dict[str, Player], timeout: float = 20_000) -> tuple[str, str]:
+def next_human_move(players: dict[str, Player], timeout: float = 30_000) -> tuple[str, str]:
     """Wait until one of these seated players is to act (as every screen shows it), let
     them act (play a card, or bid 3); their seat and what they did."""
     first = next(iter(players.values()))

@@ -84,6 +84,7 @@ def test_partners_see_each_others_moves_live(
     north.wait_version_at_least(south.version())
     # The hand was scored on both screens alike.
     for player in (north, south):
+        player.page.locator("table.history tbody tr").nth(1).wait_for()  # bots may finish it
         assert player.page.locator("table.history tbody tr").count() == 2
     for player in (north, south):
         player.page.context.close()
@@ -124,7 +125,10 @@ def test_going_offline_mid_hand_and_back_misses_nothing(
     resubscribed = [
         json.loads(frame) for frame in sent if '"subscribe"' in frame and "gameUpdates" in frame
     ]
-    assert any(f["payload"]["variables"].get("since") == before for f in resubscribed), sent
+    # (Frames held back while offline may land before the old socket is dropped, so the
+    # version it resubscribes from can be past `before`: never a fresh SNAPSHOT.)
+    since = [f["payload"]["variables"].get("since") for f in resubscribed]
+    assert since and all(v is not None and v >= before for v in since), (before, since)
     assert south.page.evaluate("performance.getEntriesByType('navigation').length") == 1
     # The game goes on from the caught-up screen: both play on.
     for _ in range(4):

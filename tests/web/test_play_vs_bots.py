@@ -99,6 +99,7 @@ def test_blind_nil_is_bid_unseen_and_two_cards_are_exchanged(
         if player.page.locator("[data-action=blind-nil]").count():
             break
         pages.act(player, 13)
+    player.page.locator("[data-action=blind-nil]:not([disabled])").wait_for()
 
     # Hand 2: the cards are withheld; bid Blind Nil without seeing them.
     assert player.page.locator(".hand").count() == 0

@@ -102,7 +102,10 @@ def test_a_spectator_page_holds_no_unplayed_card(browser: Any, web_server: LiveS
         pages.act(host, 4)
         if len(played_by_now(host_seen.payloads)) >= 15:
             break
+    # The host's turn: the bots have moved, nothing changes until the host does.
+    pages.wait_turn(host)
     watcher.wait_version_at_least(host.version())
+    host.page.wait_for_timeout(300)  # the recorder has every frame the host's page shows
     # Mid-trick, so the DOM holds a trick in progress as well.
     played = played_by_now(host_seen.payloads)
     unplayed = DECK - played

@@ -170,7 +170,7 @@ export function Board(props: {
           </button>
         </section>
       )}
-      {me && view.hand && (
+      {me && view.hand && view.hand.length > 0 && (
         <Hand cards={view.hand} mode={mode} legal={view.legalPlays} picked={picked}
           onCard={(card) => (mode === "play" ? play(card) : mode === "pick" ? toggle(card) : undefined)} />
       )}
