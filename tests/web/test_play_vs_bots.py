@@ -34,6 +34,11 @@ def test_a_player_plays_a_whole_game_against_three_bots(
     player.page.on("console", lambda message: console.append(message.text))
     player.page.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
 
+    # The four-colour deck is a display preference kept in the browser.
+    html = player.page.locator("html")
+    player.page.get_by_label("Four-colour deck").check()
+    assert "four-colour" in (html.get_attribute("class") or "")
+
     pages.create_table(player, "Against the bots", seed=11)
     for seat in ("EAST", "SOUTH", "WEST"):
         pages.add_bot(player, seat)
@@ -58,6 +63,14 @@ def test_a_player_plays_a_whole_game_against_three_bots(
             continue
         hand = pages.hand_cards(player)
         assert hand == sorted(hand, key=sort_key), "the hand is shown sorted"
+        if plays == 0:
+            colours = player.page.evaluate(
+                """() => Object.fromEntries(['spades', 'hearts', 'clubs', 'diamonds'].map(s => {
+                     const card = document.querySelector(`.card.suit-${s}`);
+                     return [s, card ? getComputedStyle(card).color : null]; }))"""
+            )
+            shown = [c for c in colours.values() if c is not None]
+            assert len(set(shown)) == len(shown), f"four suits, four colours: {colours}"
         playable = pages.playable_cards(player)
         assert playable and set(playable) <= set(hand)
         suit = led_suit(player)
