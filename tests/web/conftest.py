@@ -97,12 +97,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture(autouse=True)
 def close_pages(request: pytest.FixtureRequest) -> Iterator[None]:
-    """After each test: a screenshot of every page if it failed, then close them all."""
+    """After each test: a screenshot of every page if it failed, then close them all; a
+    Content-Security-Policy violation in any page's console fails the test."""
     from tests.web import pages
 
     pages.OPEN.clear()
     yield
     report = getattr(request.node, "report_call", None)
+    violations = [text for player in pages.OPEN for text in player.csp_reports]
     for number, player in enumerate(pages.OPEN):
         try:
             if report is not None and report.failed:
@@ -113,6 +115,8 @@ def close_pages(request: pytest.FixtureRequest) -> Iterator[None]:
         except Exception:  # already closed by the test
             continue
     pages.OPEN.clear()
+    if violations:
+        pytest.fail(f"the page broke its Content-Security-Policy: {violations}")
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import itertools
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tests.support.server import LiveServer
@@ -30,6 +30,8 @@ class Player:
     page: Page
     username: str
     server: LiveServer
+    # What the page's console reported about the Content-Security-Policy (must stay empty).
+    csp_reports: list[str] = field(default_factory=list)
 
     @property
     def base(self) -> str:
@@ -64,6 +66,13 @@ def sign_up(
     page before it loads, e.g. to record its traffic)."""
     context = browser.new_context(**context_args)
     page = context.new_page()
+    reports: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            reports.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     if on_page is not None:
         on_page(page)
     username = unique_name(prefix)
@@ -73,7 +82,7 @@ def sign_up(
     page.get_by_role("button", name="Sign up").click()
     page.locator(f"[data-me='{username}']").wait_for()
     page.locator("[data-ready=lobby]").wait_for()
-    player = Player(page, username, server)
+    player = Player(page, username, server, reports)
     OPEN.append(player)
     return player
 
