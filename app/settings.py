@@ -56,6 +56,8 @@ class Settings:
     subscriptions_per_player: int = 50
     # The built web client served at `/`; None: web/dist in the repository.
     web_dist: str | None = None
+    # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
+    rematch_seconds: int = 300
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -98,4 +100,5 @@ def load_settings() -> Settings:
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
         web_dist=_str("SPADES_WEB_DIST", None),
+        rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
     )
