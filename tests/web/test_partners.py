@@ -61,6 +61,11 @@ def test_partners_see_each_others_moves_live(
     south.wait_version_at_least(north.version())
     assert south.page.locator("[data-bid-of=NORTH]").inner_text() == "5"
 
+    # Table chat reaches the partner live.
+    north.page.get_by_placeholder("Say something").fill("good luck, partner")
+    north.page.get_by_role("button", name="Send", exact=True).click()
+    south.page.locator(".chat-log li", has_text="good luck, partner").wait_for()
+
     moves = 0
     while moves < 26 and north.game().get_attribute("data-phase") == "PLAYING":
         turn = north.page.wait_for_function(

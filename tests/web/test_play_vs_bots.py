@@ -93,6 +93,13 @@ def test_a_player_plays_a_whole_game_against_three_bots(
     north_south = player.page.locator("tr[data-team=NORTH_SOUTH] [data-score]").inner_text()
     assert int(north_south) <= -250
     player.page.screenshot(path=str(artifacts / "game-over.png"), full_page=True)
+
+    # Rematch: the only human asks, the bots agree, a new table opens and its game starts.
+    old_url = player.page.url
+    player.page.locator("[data-action=rematch]").click()
+    player.page.wait_for_url(lambda url: url != old_url)
+    player.page.locator(".table-page .game[data-phase=BIDDING]").wait_for()
+    assert "Rematch" in player.page.locator(".table-head").inner_text()
     player.page.context.close()
 
 

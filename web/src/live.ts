@@ -45,6 +45,10 @@ function describe(update: Update): string | null {
       return "The game has started.";
     case "SEAT_TAKEN":
       return `${who} sat down.`;
+    case "REMATCH_REQUESTED":
+      return `${who} asked for a rematch.`;
+    case "REMATCH_STARTED":
+      return "The rematch has started.";
     case "PLAYER_REPLACED":
       return `A bot took the ${who} seat.`;
     default:

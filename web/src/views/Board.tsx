@@ -1,16 +1,18 @@
-import { useState } from "preact/hooks";
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
 import { mutate } from "../api";
 import { clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../cards";
 import {
   PassCardsDocument,
   PlaceBidDocument,
   PlayCardDocument,
+  RequestRematchDocument,
   RevealHandDocument,
   type BidInput,
   type Seat,
 } from "../graphql/generated";
 import type { GameView } from "../live";
-import { navigate } from "../router";
+import { navigate, tablePath } from "../router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
 import { CardFace } from "./Cards";
 import { Hand } from "./Hand";
@@ -93,6 +95,7 @@ export function Board(props: {
   view: GameView;
   apply: (view: GameView) => void;
   onLeave: (() => void) | null;
+  aside?: ComponentChildren;
 }) {
   const { view } = props;
   const [error, setError] = useState<string | null>(null);
@@ -182,7 +185,10 @@ export function Board(props: {
         <p><button type="button" class="danger" onClick={props.onLeave}>Leave table (a bot takes your seat)</button></p>
       )}
       </div>
-      <Scores view={view} />
+      <div class="side-col">
+        <Scores view={view} />
+        {props.aside}
+      </div>
     </div>
   );
 }
@@ -190,6 +196,21 @@ export function Board(props: {
 function GameOver({ view }: { view: GameView }) {
   const mine = view.viewerSeat ? teamOf(view.viewerSeat) : null;
   const won = mine !== null && view.winner === mine;
+  const [error, setError] = useState<string | null>(null);
+  const humans = view.seats.filter((s) => s.playerId && !s.isBot).map((s) => s.seat);
+  const asked = view.rematchRequests.filter((seat) => humans.includes(seat));
+  const iAsked = view.viewerSeat !== null && view.rematchRequests.includes(view.viewerSeat);
+  const next = view.nextTableId;
+  // Seated players follow the rematch to its table; spectators get a link.
+  useEffect(() => {
+    if (next && view.viewerSeat) navigate(tablePath(next));
+  }, [next]);
+  const rematch = async (): Promise<void> => {
+    setError(null);
+    const result = await mutate(RequestRematchDocument, { tableId: view.tableId });
+    if (result.data === undefined) setError(result.error);
+    else if (result.data.requestRematch.id !== view.tableId) navigate(tablePath(result.data.requestRematch.id));
+  };
   return (
     <section class="panel game-over" aria-labelledby="over-title" data-game-over>
       <h2 id="over-title">{view.winner ? `${teamName(view.winner)} win` : "Game over"}</h2>
@@ -197,7 +218,24 @@ function GameOver({ view }: { view: GameView }) {
       <p>
         {view.teams.map((t) => `${teamName(t.team)} ${t.score}`).join(" · ")}
       </p>
-      <p><button type="button" class="primary" onClick={() => navigate("/")}>Back to the lobby</button></p>
+      {humans.length > 0 && (
+        <p class="muted" data-rematch-asked={asked.length}>
+          Rematch: {asked.length} of {humans.length} player{humans.length === 1 ? "" : "s"} asked
+          {asked.length ? ` (${asked.map(seatName).join(", ")})` : ""}.
+        </p>
+      )}
+      {error && <p class="error" role="alert">{error}</p>}
+      <p class="actions">
+        {view.viewerSeat && !next && (
+          <button type="button" class="primary" data-action="rematch" disabled={iAsked} onClick={() => void rematch()}>
+            {iAsked ? "Waiting for the others…" : "Play again"}
+          </button>
+        )}
+        {next && !view.viewerSeat && (
+          <button type="button" class="primary" onClick={() => navigate(tablePath(next))}>Watch the rematch</button>
+        )}
+        <button type="button" onClick={() => navigate("/")}>Back to the lobby</button>
+      </p>
     </section>
   );
 }

@@ -23,6 +23,7 @@ import {
 import { useGameStream, type GameView } from "../live";
 import { navigate, tablePath } from "../router";
 import { Board } from "./Board";
+import { Chat } from "./Chat";
 import { words } from "./Lobby";
 import { block } from "./Social";
 
@@ -114,7 +115,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
       <div class="table-head">
         <h1>{title}</h1>
         <p class="muted small">
-          Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
+          {table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
           {table.spectating ? " · spectators allowed" : " · no spectators"}
           {!mySeat && watching ? " · you are watching" : ""}
         </p>
@@ -168,9 +169,11 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
           </ul>
           {mySeat && <button type="button" onClick={leave}>Leave table</button>}
           {isHost && <HostTools table={table} act={act} />}
+          {streamOn && <Chat tableId={tableId} seated={mySeat !== null} gameOver={false} />}
         </section>
       ) : (
-        <Board view={view} apply={stream.apply} onLeave={mySeat ? leave : null} />
+        <Board view={view} apply={stream.apply} onLeave={mySeat ? leave : null}
+          aside={streamOn && <Chat tableId={tableId} seated={mySeat !== null} gameOver={view.phase === "GAME_OVER"} />} />
       )}
     </div>
   );
