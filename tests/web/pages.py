@@ -182,19 +182,24 @@ def act(player: Player, tricks: int, keyboard: bool = False) -> str:
     return done
 
 
-def next_human_move(players: dict[str, Player], timeout: float = 30_000) -> tuple[str, str]:
-    """Wait until one of these seated players is to act (as every screen shows it), let
-    them act (play a card, or bid 3); their seat and what they did."""
-    first = next(iter(players.values()))
-    seats = list(players)
-    seat = str(
-        first.page.wait_for_function(
-            """seats => { const g = document.querySelector('.game');
-                 return seats.includes(g?.dataset.turn) ? g.dataset.turn : null; }""",
-            arg=seats,
-            timeout=timeout,
-        ).json_value()
+def my_turn(player: Player) -> bool:
+    """Whether this player's own page says it is their turn now (not game over)."""
+    return bool(
+        player.page.evaluate(
+            """() => { const g = document.querySelector('.game');
+                 return !!g && g.dataset.phase !== 'GAME_OVER'
+                   && g.dataset.turn === g.dataset.viewer; }"""
+        )
     )
-    mover = players[seat]
-    wait_turn(mover, timeout)
-    return seat, act(mover, 3)
+
+
+def next_human_move(players: dict[str, Player], timeout: float = 30_000) -> tuple[str, str]:
+    """Wait until one of these players' own page says it is their turn (another page may
+    lag behind), let them act (play a card, or bid 3); their seat and what they did."""
+    deadline = time.monotonic() + timeout / 1000
+    while time.monotonic() < deadline:
+        for seat, player in players.items():
+            if my_turn(player):
+                return seat, act(player, 3)
+        time.sleep(0.05)
+    raise AssertionError("no seated human got the turn")

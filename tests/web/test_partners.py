@@ -68,19 +68,12 @@ def test_partners_see_each_others_moves_live(
 
     moves = 0
     while moves < 26 and north.game().get_attribute("data-phase") == "PLAYING":
-        turn = north.page.wait_for_function(
-            "() => document.querySelector('.game').dataset.turn"
-        ).json_value()
-        if turn not in players:
-            continue
-        mover, other = players[turn], players["SOUTH" if turn == "NORTH" else "NORTH"]
-        pages.wait_turn(mover)
-        if mover.game().get_attribute("data-phase") != "PLAYING":
-            break
-        card = pages.act(mover, 0)
+        seat, card = pages.next_human_move(players)
+        mover = players[seat]
+        other = players["SOUTH" if seat == "NORTH" else "NORTH"]
         moves += 1
         if moves < 26:  # after the 26th the hand is scored and the next one dealt
-            partner_sees(other, str(turn), card, mover.version())
+            partner_sees(other, seat, card, mover.version())
         if moves == 5:
             south.page.screenshot(path=str(artifacts / "table-phone.png"), full_page=True)
             width = south.page.evaluate("document.documentElement.scrollWidth")
@@ -113,8 +106,11 @@ def test_going_offline_mid_hand_and_back_misses_nothing(
         pages.next_human_move(players)
     while pages.next_human_move(players)[0] != "SOUTH":
         pass
-    while north.game().get_attribute("data-turn") != "NORTH":
-        pages.next_human_move(players)
+    while not pages.my_turn(north):
+        if pages.my_turn(south):
+            pages.act(south, 3)
+        north.page.wait_for_timeout(50)
+    south.wait_version_at_least(north.version())  # up to date before the drop
     south.page.context.set_offline(True)
     south.page.locator("[data-link=reconnecting]").wait_for(timeout=15_000)
     before = south.version()
