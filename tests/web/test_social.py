@@ -16,6 +16,12 @@ def test_a_friend_is_invited_to_a_private_table_and_sits(
     guest = pages.sign_up(browser, web_server, "guest")
 
     host.page.get_by_role("link", name="Friends").click()
+    # A refusal is told in words chosen by its extensions.code (NOT_FOUND here).
+    host.page.get_by_label("Add a friend by username").fill("nobody-by-this-name")
+    host.page.get_by_role("button", name="Send request").click()
+    alert = host.page.get_by_role("alert")
+    alert.wait_for()
+    assert "does not exist, or you cannot see it" in alert.inner_text()
     host.page.get_by_label("Add a friend by username").fill(guest.username)
     host.page.get_by_role("button", name="Send request").click()
     host.page.get_by_text(f"Friend request sent to {guest.username}.").wait_for()

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { cachedPlayer, link, live, mutate, query, savePlayer, signOutLocally, token } from "../api";
+import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "../api";
 import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "../graphql/generated";
 import { announcement } from "../live";
 import { fourColour } from "../prefs";
@@ -47,7 +47,7 @@ export function App() {
         setMe((old) => (old?.id === confirmed.id && old.username === confirmed.username ? old : confirmed));
       } else if (result.data || result.code === "UNAUTHENTICATED") signOutLocally();
     });
-    return live(
+    const stop = live(
       NotificationsDocument,
       {},
       ({ notifications: note }) => {
@@ -57,6 +57,12 @@ export function App() {
       },
       () => undefined,
     );
+    // Notifications have no `since`: after a drop, the social lists are read again.
+    const stopReconnect = onReconnect(() => (socialTick.value += 1));
+    return () => {
+      stop();
+      stopReconnect();
+    };
   }, [currentToken]);
 
   useEffect(() => {
