@@ -3,8 +3,8 @@
 Vite names every asset after its content hash, so `/assets/*` is cached for a year as
 immutable; `index.html` (and the other unhashed files) must be revalidated on every load
 so a new build shows at once. Client routes (`/table/<id>`, `/friends`) answer index.html
-and the client's router takes over. Nothing here is inline: the page runs under a
-Content-Security-Policy without 'unsafe-inline' and without third-party origins.
+and the client's router takes over. Nothing in the client is inline: the page runs under
+the server's Content-Security-Policy (no 'unsafe-inline', no third-party origin).
 """
 
 from __future__ import annotations
@@ -18,29 +18,10 @@ from starlette.routing import BaseRoute, Route
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
 
-# The client's own policy: scripts, styles and connections to this origin only (which
-# covers the same-origin WebSocket), no framing. The server's HTML middleware may send
-# its own policy as well; browsers then enforce both, so each must allow the client.
-CLIENT_CSP = "; ".join(
-    (
-        "default-src 'self'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "font-src 'self'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
-)
-HTML_HEADERS = {
-    "Cache-Control": REVALIDATE,
-    "Content-Security-Policy": CLIENT_CSP,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
+# The Content-Security-Policy and the other security headers come from the server's
+# middleware (app/api/transport/headers.py), as for every HTML page; the client needs
+# nothing inline and no other origin, so it runs under that policy unchanged.
+HTML_HEADERS = {"Cache-Control": REVALIDATE}
 
 NOT_BUILT = (
     "The web client is not built. `scripts/serve` builds it when Node 20+ is installed "
@@ -78,10 +59,7 @@ class WebClient:
         found = self._file(path)
         if found is not None and found != index:
             hashed = path.startswith("assets/")
-            headers = {
-                "Cache-Control": IMMUTABLE if hashed else REVALIDATE,
-                "X-Content-Type-Options": "nosniff",
-            }
+            headers = {"Cache-Control": IMMUTABLE if hashed else REVALIDATE}
             return FileResponse(found, headers=headers)
         # A missing asset is a 404, not the page: a stale cached index asking for an
         # old hash must not get HTML as JavaScript.
