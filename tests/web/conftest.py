@@ -62,9 +62,11 @@ def web_dist() -> Path:
     return build_client()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(web_dist: Path) -> Iterator[Any]:
-    """One headless Chromium for the session."""
+    """A headless Chromium per test module. (Playwright's sync API keeps an event loop
+    running in this thread while it is started: a session-wide one would break every
+    asyncio test that pytest runs after it.)"""
     if not CHROMIUM.exists():
         missing(f"Chromium is not installed at {CHROMIUM} (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
