@@ -78,12 +78,14 @@ export function Chat(props: { tableId: string; seated: boolean; gameOver: boolea
           ))}
         </div>
       )}
-      <ol class="plain chat-log" role="log" aria-live="polite" ref={list} data-chat={channel}>
-        {shown.length === 0 && <li class="muted small">No messages yet.</li>}
-        {shown.map((m) => (
-          <li key={m.id}><b>{m.from.username}</b> {m.text}</li>
-        ))}
-      </ol>
+      <div class="chat-log" role="log" aria-live="polite" aria-label="Messages" data-chat={channel}>
+        {shown.length === 0 && <p class="muted small">No messages yet.</p>}
+        <ol class="plain" ref={list}>
+          {shown.map((m) => (
+            <li key={m.id}><b>{m.from.username}</b> {m.text}</li>
+          ))}
+        </ol>
+      </div>
       {channel === writable && (
         <form class="row" onSubmit={(e) => void send(e)}>
           <label class="grow">
