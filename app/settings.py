@@ -82,6 +82,8 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # The built web client served at `/`; None: web/dist in the repository.
+    web_dist: str | None = None
     # Transport (see SECURITY.md): CORS request headers, Apollo persisted queries kept
     # (LRU), and an optional trusted-documents manifest (JSON) outside of which no
     # operation runs.
@@ -133,6 +135,7 @@ def load_settings() -> Settings:
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
+        web_dist=_str("SPADES_WEB_DIST", None),
         cors_allow_headers=_list("SPADES_CORS_ALLOW_HEADERS") or base.cors_allow_headers,
         persisted_queries=_int("SPADES_PERSISTED_QUERIES", base.persisted_queries),
         trusted_documents=_str("SPADES_TRUSTED_DOCUMENTS", None),

@@ -9,6 +9,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -48,6 +49,7 @@ from .transport.websocket import (
     pick_subprotocol,
     refuse_handshake,
 )
+from .webapp import web_routes
 
 log = logging.getLogger("app.server")
 
@@ -277,6 +279,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             *GRAPHIQL_ROUTES,
+            # Last: the web client's catch-all (its files, and index.html for its routes).
+            *web_routes(Path(settings.web_dist) if settings.web_dist else None),
         ],
         middleware=[
             Middleware(SecurityHeaders),
