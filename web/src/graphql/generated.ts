@@ -26,6 +26,8 @@ export type CreateTableInput = {
   /** default: the most open policy the visibility allows */
   joinPolicy?: JoinPolicy | null | undefined;
   name?: string | null | undefined;
+  /** four humans, no bots before the start; changes ratings */
+  rated?: boolean | null | undefined;
   /** a fixed deal seed; only on servers started with SPADES_ALLOW_SEEDED_TABLES */
   seed?: number | null | undefined;
   spectating?: boolean | null | undefined;
