@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..bidding import NIL, Bid, BidKind
@@ -40,6 +41,7 @@ class ExpertBudget:
 
 
 DEFAULT_BUDGET = ExpertBudget()
+clock: Callable[[], float] = time.perf_counter  # module-level so a test can drive it
 
 
 def expert_move(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget | None = None) -> Move:
@@ -86,13 +88,13 @@ def expert_play(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> C
     if len(options) == 1:
         return options[0]
     history = played_by(k)
-    deadline = time.perf_counter() + budget.seconds
+    deadline = clock() + budget.seconds
     totals = dict.fromkeys(options, 0.0)
     weights = 0.0
     playouts = 0
     worlds = 0
     while playouts + len(options) <= budget.playouts:
-        if worlds >= budget.min_worlds and time.perf_counter() > deadline:
+        if worlds >= budget.min_worlds and clock() > deadline:
             break
         world = sample_world(k, rng)
         worlds += 1
@@ -106,7 +108,7 @@ def expert_play(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> C
             totals[card] += weight * playout.margin(k.seat)
             playouts += 1
         weights += weight
-        if time.perf_counter() > deadline and worlds >= budget.min_worlds:
+        if clock() > deadline and worlds >= budget.min_worlds:
             break
     if weights <= 0.0:
         return default
@@ -128,7 +130,7 @@ def expert_bid(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> Bi
         partner_nil = partner_bid is not None and partner_bid.tricks is None
         if not partner_nil and nil_risk(k.hand) < NIL_CANDIDATE_RISK:
             options.append(NIL)
-    deadline = time.perf_counter() + budget.seconds
+    deadline = clock() + budget.seconds
     totals = [0.0] * len(options)
     worlds = 0
     playouts = 0
@@ -139,7 +141,7 @@ def expert_bid(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> Bi
             for index, bid in enumerate(options):
                 totals[index] += _bid_playout(k, world, bid)
                 playouts += 1
-        if time.perf_counter() > deadline and worlds >= budget.min_worlds:
+        if clock() > deadline and worlds >= budget.min_worlds:
             break
     best = max(range(len(options)), key=lambda i: totals[i] + (0.5 * worlds if i == 0 else 0))
     return options[best]
