@@ -61,6 +61,7 @@ __all__ = [
     "basic_move",
     "decide",
     "exchange_cards",
+    "expert_move",
     "level_move",
     "pass_for",
     "random_move",

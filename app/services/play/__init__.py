@@ -1,0 +1,1 @@
+"""Game play services: bot thinking off the event loop."""
