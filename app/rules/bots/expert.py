@@ -31,17 +31,20 @@ NIL_CANDIDATE_RISK = 2.0  # consider NIL (by search) below this nil_risk
 
 @dataclass(frozen=True, slots=True)
 class ExpertBudget:
-    """How much thinking one decision may take: at most `playouts` playouts and at most
-    `seconds` of wall-clock time (whichever ends first), and at least `min_worlds`
-    sampled deals when time allows."""
+    """How much thinking one decision may take: at most `playouts` playouts, and sampled
+    deals until `seconds` have passed (at least `min_worlds` of them, unless that would
+    take past `hard_factor` times `seconds`: a deal cut short is dropped whole)."""
 
-    playouts: int = 240
-    seconds: float = 0.1
-    min_worlds: int = 6
+    playouts: int = 400
+    seconds: float = 0.05
+    min_worlds: int = 4
+    hard_factor: float = 2.0
 
 
 DEFAULT_BUDGET = ExpertBudget()
 clock: Callable[[], float] = time.perf_counter  # module-level so a test can drive it
+NIL_EDGE = 12.0  # NIL must beat the best number by this many points per deal (its
+# outcomes swing by 100+, so a noisy estimate must not pick it by luck)
 
 
 def expert_move(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget | None = None) -> Move:
@@ -88,32 +91,62 @@ def expert_play(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> C
     if len(options) == 1:
         return options[0]
     history = played_by(k)
-    deadline = clock() + budget.seconds
-    totals = dict.fromkeys(options, 0.0)
-    weights = 0.0
-    playouts = 0
-    worlds = 0
-    while playouts + len(options) <= budget.playouts:
-        if worlds >= budget.min_worlds and clock() > deadline:
-            break
-        world = sample_world(k, rng)
-        worlds += 1
-        if world is None:
-            continue
+
+    def evaluate(world: World) -> list[float]:
         weight = world_weight(k, world, history)
+        scores = []
         for card in options:
             playout = Playout(k, world)
             playout.play(k.seat, card)
             playout.finish()
-            totals[card] += weight * playout.margin(k.seat)
-            playouts += 1
-        weights += weight
-        if clock() > deadline and worlds >= budget.min_worlds:
-            break
-    if weights <= 0.0:
+            scores.append(weight * playout.margin(k.seat))
+        scores.append(weight)
+        return scores
+
+    found = _search(k, rng, budget, len(options), evaluate)
+    if found is None or found[0][-1] <= 0.0:
         return default
-    bonus = 0.25 * weights  # a quarter point per deal: STANDARD's card wins near-ties
-    return max(options, key=lambda c: totals[c] + (bonus if c == default else 0.0))
+    totals = found[0]
+    bonus = 0.5 * totals[-1]  # half a point per deal: STANDARD's card wins near-ties
+    best = max(
+        range(len(options)), key=lambda i: totals[i] + (bonus if options[i] == default else 0)
+    )
+    return options[best]
+
+
+def _search(
+    k: SeatKnowledge,
+    rng: random.Random,
+    budget: ExpertBudget,
+    width: int,
+    evaluate: Callable[[World], list[float]],
+) -> tuple[list[float], int] | None:
+    """Sum `evaluate` over sampled deals within the budget, and count the deals (None if
+    no deal was found)."""
+    # The clock is read after each deal: one that ran past the hard stop is dropped.
+    started = clock()
+    soft = started + budget.seconds
+    hard = started + budget.seconds * budget.hard_factor
+    totals: list[float] | None = None
+    worlds = 0
+    counted = 0
+    playouts = 0
+    while playouts + width <= budget.playouts:
+        now = clock()
+        if now > hard or (now > soft and worlds >= budget.min_worlds):
+            break
+        world = sample_world(k, rng)
+        if world is None:
+            worlds += 1
+            continue
+        scores = evaluate(world)
+        playouts += width
+        if clock() > hard and worlds >= 1:
+            break  # this deal ran past the hard stop: drop it
+        worlds += 1
+        counted += 1
+        totals = scores if totals is None else [a + b for a, b in zip(totals, scores, strict=True)]
+    return (totals, counted) if totals is not None else None
 
 
 def expert_bid(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> Bid:
@@ -130,20 +163,21 @@ def expert_bid(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> Bi
         partner_nil = partner_bid is not None and partner_bid.tricks is None
         if not partner_nil and nil_risk(k.hand) < NIL_CANDIDATE_RISK:
             options.append(NIL)
-    deadline = clock() + budget.seconds
-    totals = [0.0] * len(options)
-    worlds = 0
-    playouts = 0
-    while playouts + len(options) <= budget.playouts:
-        world = sample_world(k, rng)
-        worlds += 1
-        if world is not None:
-            for index, bid in enumerate(options):
-                totals[index] += _bid_playout(k, world, bid)
-                playouts += 1
-        if clock() > deadline and worlds >= budget.min_worlds:
-            break
-    best = max(range(len(options)), key=lambda i: totals[i] + (0.5 * worlds if i == 0 else 0))
+
+    def evaluate(world: World) -> list[float]:
+        return [float(_bid_playout(k, world, bid)) for bid in options]
+
+    found = _search(k, rng, budget, len(options), evaluate)
+    if found is None:
+        return base
+    totals, deals = found
+    numbers = [i for i, bid in enumerate(options) if bid.tricks is not None]
+    if not numbers:
+        return base
+    best = max(numbers, key=lambda i: totals[i] + (0.5 * deals if i == 0 else 0))
+    nil_searched = options[-1] is NIL and len(numbers) < len(options)
+    if nil_searched and totals[-1] > totals[best] + NIL_EDGE * deals:
+        return NIL
     return options[best]
 
 

@@ -23,6 +23,7 @@ from .knowledge import Play, SeatKnowledge
 from .reading import current_best, hand_strength, nil_risk
 from .standard import standard_bid, standard_play
 
+BAG_VALUE = 10  # the long-run cost of a bag: 100 points every 10
 World = list[list[Card]]  # every seat's cards, by seat value
 _EMPTY: frozenset[Suit] = frozenset()
 
@@ -208,7 +209,9 @@ class Playout:
             self.play(seat, standard_play(self.knowledge(seat)))
 
     def margin(self, seat: Seat) -> int:
-        """The hand's points of `seat`'s team minus the opponents' (bag penalties in)."""
+        """The hand's value to `seat`'s team minus the opponents'. A bag counts what it
+        costs in the long run (its point now, less a tenth of the 100-point penalty it
+        brings closer) instead of the penalty it happens to trigger in this hand."""
         points = [0, 0]
         for team in TEAMS:
             seats = team.seats
@@ -224,7 +227,7 @@ class Playout:
                 self.scores[team],
                 self.bags[team],
             )
-            points[team] = result.points
+            points[team] = result.points + result.bag_penalty - BAG_VALUE * result.bags
         mine = seat.team
         return points[mine] - points[mine.other]
 
