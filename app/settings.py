@@ -37,7 +37,7 @@ class Settings:
     # EXPERT bots think in a process pool of this many workers, off the event loop.
     bot_workers: int = 1
     # The thinking time of one EXPERT decision (the search also stops at its playout cap).
-    expert_ms: int = 100
+    expert_ms: int = 50
     token_ttl_days: int = 30
     # argon2id cost; the defaults are argon2-cffi's (RFC 9106 low-memory profile).
     argon2_time_cost: int = 3

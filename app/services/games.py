@@ -144,7 +144,7 @@ class BotDriver:
     ) -> None:
         self.ledger = ledger
         self.delay = delay_ms / 1000
-        self.experts = experts if experts is not None else ExpertPool(1, 100)
+        self.experts = experts if experts is not None else ExpertPool(1, 50)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._rng = random.SystemRandom()

@@ -73,3 +73,13 @@ def test_scaling_ratios_come_from_the_two_runs() -> None:
     assert figures["projected"] == 2 * 2.0 / 2.5
     # 2 cores at 4 ms of machine CPU per move: 500 moves/s at most, over 400.
     assert figures["machine_ceiling"] == 2 * 1000 / 4.0 / 400
+
+
+def test_the_bot_benchmark_times_every_level() -> None:
+    done = run_script(
+        "bench_bots.py", "--games", "2", "--expert-games", "1", "--expert-ms", "2", timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "calibration" in done.stdout and "loops" in done.stdout
+    for level in ("BASIC", "STANDARD", "EXPERT"):
+        assert any(line.startswith(level) for line in done.stdout.splitlines()), level

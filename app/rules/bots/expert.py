@@ -10,23 +10,24 @@ so the comparison is between moves, not between lucky and unlucky deals.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..bidding import NIL, Bid, BidKind
+from ..bidding import Bid, BidKind
 from ..cards import Card
 from ..game import Phase
 from ..moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
 from .basic import pass_for
 from .knowledge import SeatKnowledge
 from .playout import Playout, World, played_by, sample_world, standard_bid_in, world_weight
-from .reading import cheapest_equal, nil_risk
+from .reading import cheapest_equal, hand_strength
 from .standard import standard_bid, standard_play
 
-BLIND_NIL_BEHIND = 150  # bid BLIND_NIL when this far behind (and eligible)
-NIL_CANDIDATE_RISK = 2.0  # consider NIL (by search) below this nil_risk
+BLIND_NIL_BEHIND = 200  # bid BLIND_NIL only this far behind (and eligible) ...
+BLIND_NIL_THEIRS = 150  # ... with the opponents this close to winning: a comeback gamble
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +44,10 @@ class ExpertBudget:
 
 DEFAULT_BUDGET = ExpertBudget()
 clock: Callable[[], float] = time.perf_counter  # module-level so a test can drive it
-NIL_EDGE = 12.0  # NIL must beat the best number by this many points per deal (its
-# outcomes swing by 100+, so a noisy estimate must not pick it by luck)
+PLAY_EDGE = 1.0  # points per deal a card must beat STANDARD's card by (plus noise)
+BASE_EDGE = 3.0  # points per deal another number must beat STANDARD's bid by
+NIL_EDGE = 12.0  # a number must beat STANDARD's NIL by this many points per deal (NIL's
+# outcomes swing by 100+: a noisy estimate must not overturn a sound NIL by luck)
 
 
 def expert_move(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget | None = None) -> Move:
@@ -69,7 +72,7 @@ def wants_blind_nil(k: SeatKnowledge) -> bool:
     partner_bid = k.bids[k.seat.partner]
     if partner_bid is not None and partner_bid.tricks is None:
         return False
-    return behind >= BLIND_NIL_BEHIND
+    return behind >= BLIND_NIL_BEHIND and k.scores[team.other] >= BLIND_NIL_THEIRS
 
 
 def candidates(k: SeatKnowledge) -> list[Card]:
@@ -100,18 +103,32 @@ def expert_play(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> C
             playout.play(k.seat, card)
             playout.finish()
             scores.append(weight * playout.margin(k.seat))
-        scores.append(weight)
         return scores
 
-    found = _search(k, rng, budget, len(options), evaluate)
-    if found is None or found[0][-1] <= 0.0:
+    rows = _search(k, rng, budget, len(options), evaluate)
+    standard = options.index(cheapest_equal(k, default, k.legal))  # its run's card
+    chosen = paired_best(rows, standard, PLAY_EDGE)
+    return default if chosen == standard else options[chosen]
+
+
+def paired_best(rows: list[list[float]], default: int, edge: float) -> int:
+    """The option to take, given its score in each sampled deal (`rows`, one list per
+    deal, the same deals for every option): the default unless another option beats it
+    by more than `edge` points per deal plus one standard error of the paired difference.
+    Choosing the raw best mean would pick noise: outcomes swing by 100 points and more."""
+    n = len(rows)
+    if n < 2:
         return default
-    totals = found[0]
-    bonus = 0.5 * totals[-1]  # half a point per deal: STANDARD's card wins near-ties
-    best = max(
-        range(len(options)), key=lambda i: totals[i] + (bonus if options[i] == default else 0)
-    )
-    return options[best]
+    best, best_mean = default, 0.0
+    for option in range(len(rows[0])):
+        if option == default:
+            continue
+        diffs = [row[option] - row[default] for row in rows]
+        mean = sum(diffs) / n
+        variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean > edge + math.sqrt(variance / n) and mean > best_mean:
+            best, best_mean = option, mean
+    return best
 
 
 def _search(
@@ -120,38 +137,37 @@ def _search(
     budget: ExpertBudget,
     width: int,
     evaluate: Callable[[World], list[float]],
-) -> tuple[list[float], int] | None:
-    """Sum `evaluate` over sampled deals within the budget, and count the deals (None if
-    no deal was found)."""
+) -> list[list[float]]:
+    """`evaluate` of each deal sampled within the budget (one row per deal)."""
     # The clock is read after each deal: one that ran past the hard stop is dropped.
     started = clock()
     soft = started + budget.seconds
     hard = started + budget.seconds * budget.hard_factor
-    totals: list[float] | None = None
+    rows: list[list[float]] = []
     worlds = 0
-    counted = 0
     playouts = 0
     while playouts + width <= budget.playouts:
         now = clock()
         if now > hard or (now > soft and worlds >= budget.min_worlds):
             break
         world = sample_world(k, rng)
+        worlds += 1
         if world is None:
-            worlds += 1
             continue
         scores = evaluate(world)
         playouts += width
-        if clock() > hard and worlds >= 1:
+        if clock() > hard and rows:
             break  # this deal ran past the hard stop: drop it
-        worlds += 1
-        counted += 1
-        totals = scores if totals is None else [a + b for a, b in zip(totals, scores, strict=True)]
-    return (totals, counted) if totals is not None else None
+        rows.append(scores)
+    return rows
 
 
 def expert_bid(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> Bid:
-    """STANDARD's bid, one more, one less, and NIL when the hand might stay under: each
-    played out over sampled deals (the later bidders bidding STANDARD), best mean kept."""
+    """STANDARD's bid, one more and one less (or, when STANDARD bids NIL, NIL against a
+    number): each played out over sampled deals (the later bidders bidding STANDARD),
+    the best mean kept; STANDARD's bid wins unless another beats it clearly. A NIL the
+    search found by itself failed too often in tournaments (noisy +-100 outcomes win a
+    max over a few deals by luck), so EXPERT only bids NIL where STANDARD would."""
     base = standard_bid(k)
     options: list[Bid] = [base]
     if base.tricks is not None:
@@ -160,25 +176,16 @@ def expert_bid(k: SeatKnowledge, rng: random.Random, budget: ExpertBudget) -> Bi
         for tricks in (base.tricks - 1, base.tricks + 1):
             if low <= tricks <= 13:
                 options.append(Bid(BidKind.TRICKS, tricks))
-        partner_nil = partner_bid is not None and partner_bid.tricks is None
-        if not partner_nil and nil_risk(k.hand) < NIL_CANDIDATE_RISK:
-            options.append(NIL)
+    else:
+        # STANDARD would bid NIL: search whether its number for the hand does better.
+        options.append(Bid(BidKind.TRICKS, max(1, round(hand_strength(k.hand)))))
 
     def evaluate(world: World) -> list[float]:
         return [float(_bid_playout(k, world, bid)) for bid in options]
 
-    found = _search(k, rng, budget, len(options), evaluate)
-    if found is None:
-        return base
-    totals, deals = found
-    numbers = [i for i, bid in enumerate(options) if bid.tricks is not None]
-    if not numbers:
-        return base
-    best = max(numbers, key=lambda i: totals[i] + (0.5 * deals if i == 0 else 0))
-    nil_searched = options[-1] is NIL and len(numbers) < len(options)
-    if nil_searched and totals[-1] > totals[best] + NIL_EDGE * deals:
-        return NIL
-    return options[best]
+    rows = _search(k, rng, budget, len(options), evaluate)
+    edge = NIL_EDGE if base.tricks is None else BASE_EDGE
+    return options[paired_best(rows, 0, edge)]
 
 
 def _bid_playout(k: SeatKnowledge, world: World, bid: Bid) -> int:

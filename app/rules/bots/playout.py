@@ -23,7 +23,9 @@ from .knowledge import Play, SeatKnowledge
 from .reading import current_best, hand_strength, nil_risk
 from .standard import standard_bid, standard_play
 
-BAG_VALUE = 10  # the long-run cost of a bag: 100 points every 10
+BAG_VALUE = 0  # extra weight of a bag against the team, beyond the hand's points. Its
+# long-run cost (100 every 10) argues for 10, but in tournaments any weight made EXPERT
+# bid up and get set more often: the playouts' rough play overrates bidding up
 World = list[list[Card]]  # every seat's cards, by seat value
 _EMPTY: frozenset[Suit] = frozenset()
 

@@ -31,7 +31,10 @@ class ExpertPool:
         self.workers = workers
         default = ExpertBudget()
         self.budget = ExpertBudget(
-            playouts=max(default.playouts, default.playouts * expert_ms // 100),
+            # A longer think gets a proportionally larger playout cap.
+            playouts=max(
+                default.playouts, int(default.playouts * expert_ms / 1000 / default.seconds)
+            ),
             seconds=expert_ms / 1000,
             min_worlds=default.min_worlds,
         )
