@@ -58,6 +58,8 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
+    rematch_seconds: int = 300
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -101,4 +103,5 @@ def load_settings() -> Settings:
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
+        rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
     )

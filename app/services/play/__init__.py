@@ -1,1 +1,2 @@
-"""Game play services: bot thinking off the event loop."""
+"""Services of play at a table once it is set up: rematch, and bot thinking off the event
+loop."""
