@@ -25,7 +25,7 @@ SEATS_QUERY = """query($t: ID!) { game(tableId: $t) {
 @pytest.fixture(scope="module")
 def slow_expert_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = LiveServer(tmp_path_factory.mktemp("levels") / "spades.db", env=SLOW_EXPERT_ENV)
-    live.start()
+    live.start(timeout=60)
     yield live
     live.stop()
 
@@ -94,7 +94,7 @@ async def test_expert_table_does_not_delay_a_human_table(slow_expert_server: Liv
 async def test_expert_and_standard_bots_play_a_game_that_replays(tmp_path: Path) -> None:
     env = {"SPADES_EXPERT_MS": "5", "SPADES_BOT_WORKERS": "1", "SPADES_BOT_DELAY_MS": "0"}
     live = LiveServer(tmp_path / "spades.db", env=env)
-    live.start()
+    live.start(timeout=60)
     try:
         (host,) = await sign_up_players(live, 1)
         table_id = (await host.create_table(name="mixed"))["id"]
@@ -122,7 +122,7 @@ async def test_expert_and_standard_bots_play_a_game_that_replays(tmp_path: Path)
         }
         # The levels are stored with the seats: a restarted server still has them.
         live.stop()
-        live.start()
+        live.start(timeout=60)
         assert (await levels_of(host, table_id))["SOUTH"] == "STANDARD"
         assert (await levels_of(host, table_id))["EAST"] == "EXPERT"
     finally:
