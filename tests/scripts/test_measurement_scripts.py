@@ -83,3 +83,13 @@ def test_the_bot_benchmark_times_every_level() -> None:
     assert "calibration" in done.stdout and "loops" in done.stdout
     for level in ("BASIC", "STANDARD", "EXPERT"):
         assert any(line.startswith(level) for line in done.stdout.splitlines()), level
+
+
+def test_the_profiles_benchmark_measures_pages_and_game_ends_on_postgres() -> None:
+    require_service("PostgreSQL", "127.0.0.1", 5432)
+    done = run_script("bench_profiles.py", "--players", "200", "--games", "1000", "--samples", "10")
+    assert done.returncode == 0, done.stderr
+    assert "calibration:" in done.stdout and "usec per loop" in done.stdout
+    for line in ("leaderboard, first page", "profile + its first games page", "rated"):
+        assert line in done.stdout
+    assert "extra cost of a game's end" in done.stdout

@@ -1,7 +1,7 @@
 """seats.bot_level: the level of the bot holding a seat
 
 Revision ID: b07a1e7e1001
-Revises: c4a7e0014cha7
+Revises: ra7e0001career
 Create Date: 2026-12-02 05:10:00.000000
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "b07a1e7e1001"
-down_revision: str | None = "c4a7e0014cha7"
+down_revision: str | None = "ra7e0001career"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
