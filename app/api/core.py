@@ -35,6 +35,7 @@ from .tables import Table, message_view, viewer_game
 from .types import (
     AuthPayload,
     BidInput,
+    BotLevel,
     CardInput,
     GameView,
     JoinPolicy,
@@ -220,10 +221,14 @@ class CoreMutation:
 
     @strawberry.mutation(description="host only, before the game starts")
     @translate_errors
-    async def add_bot(self, info: InfoT, table_id: strawberry.ID, seat: Seat) -> Table:
+    async def add_bot(
+        self, info: InfoT, table_id: strawberry.ID, seat: Seat, level: BotLevel = BotLevel.BASIC
+    ) -> Table:
         viewer = await require_viewer(info)
         services = services_of(info)
-        table = await services.tables.add_bot(viewer, str(table_id), seat.to_rules())
+        table = await services.tables.add_bot(
+            viewer, str(table_id), seat.to_rules(), level.to_rules()
+        )
         services.bots.kick(table.id)
         return Table.of(table, viewer)
 

@@ -8,6 +8,7 @@ from enum import Enum
 import strawberry
 
 from app.rules import cards as rcards
+from app.rules import levels as rlevels
 from app.rules import seats as rseats
 from app.rules.bidding import Bid as RBid
 from app.rules.game import Trick as RTrick
@@ -89,6 +90,22 @@ class GamePhase(Enum):
     GAME_OVER = "GAME_OVER"
 
 
+@strawberry.enum
+class BotLevel(Enum):
+    BASIC = "BASIC"
+    STANDARD = "STANDARD"
+    EXPERT = "EXPERT"
+
+    def to_rules(self) -> rlevels.BotLevel:
+        """The rules engine's bot level."""
+        return rlevels.BotLevel(self.value)
+
+    @classmethod
+    def of(cls, level: rlevels.BotLevel | None) -> BotLevel | None:
+        """The GraphQL level (None stays None)."""
+        return cls(level.value) if level is not None else None
+
+
 @strawberry.type
 class Card:
     suit: Suit
@@ -143,6 +160,9 @@ class SeatState:
     bid: Bid | None = strawberry.field(description="null until this seat has bid in the hand")
     tricks_won: int = strawberry.field(description="in the current hand")
     card_count: int = strawberry.field(description="cards still in hand")
+    bot_level: BotLevel | None = strawberry.field(
+        default=None, description="null for humans and empty seats"
+    )
 
 
 @strawberry.type
@@ -255,6 +275,7 @@ def _seat_state(table_id: str, view: SeatView, occupant: model.Occupant | None) 
         bid=bid_type(view.bid),
         tricks_won=view.tricks_won,
         card_count=view.card_count,
+        bot_level=BotLevel.of(occupant.bot_level) if occupant is not None else None,
     )
 
 

@@ -26,6 +26,7 @@ from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
 from .limits import Limiter, MemoryLimiter, RedisLimiter
 from .play.rematch import RematchService
+from .play.thinking import ExpertPool
 from .social import SocialService
 from .streams import Streams
 from .tables import TableService
@@ -67,7 +68,11 @@ class Services:
         self.profiles = ProfileService(self.db)
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
-        self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
+        self.bots = BotDriver(
+            self.ledger,
+            settings.bot_delay_ms,
+            ExpertPool(settings.bot_workers, settings.expert_ms),
+        )
         self.games = GameService(self.ledger, self.tables, self.social, self.bots)
         self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
         self.limits: Limiter = make_limiter(settings)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
+from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.moves import EventKind, ReplacePlayer
 from app.rules.seats import SEATS, Seat
 
@@ -190,8 +191,10 @@ class TableService:
             raise RuleError(ErrorCode.FORBIDDEN, "spectating is off at this table")
         return table
 
-    async def add_bot(self, viewer: Viewer, table_id: str, seat: Seat) -> TableSnapshot:
-        """Host only, before the game starts: a bot takes an empty seat."""
+    async def add_bot(
+        self, viewer: Viewer, table_id: str, seat: Seat, level: BotLevel = DEFAULT_BOT_LEVEL
+    ) -> TableSnapshot:
+        """Host only, before the game starts: a bot of `level` takes an empty seat."""
         await self.get_visible(viewer, table_id)
 
         def decide(table: TableSnapshot) -> Change:
@@ -199,7 +202,7 @@ class TableService:
             _require_waiting(table)
             if table.rated:
                 raise RuleError(ErrorCode.BAD_USER_INPUT, "a rated table is for four humans")
-            return _sit(table, seat, Occupant.bot(seat))
+            return _sit(table, seat, Occupant.bot(seat, level))
 
         _, after = await self.ledger.change(table_id, decide)
         return after
