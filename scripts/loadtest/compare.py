@@ -33,7 +33,7 @@ FIGURES = (
     ("p99 ms", ("latency_ms", "p99"), 1),
     ("server CPU ms/move", ("server_cpu_ms_per_move",), 2),
     ("KiB/socket (RSS)", ("kib_per_connection",), 1),
-    ("server RSS end MiB", ("server_rss_kib", "end"), 0),
+    ("server RSS end KiB", ("server_rss_kib", "end"), 0),
 )
 
 
