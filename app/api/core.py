@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import cast
+from functools import partial
+from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -19,6 +21,7 @@ from app.services import model
 from app.services.auth import Player as AuthPlayer
 from app.services.limits import Rule
 from app.services.model import TableStatus
+from app.services.social import Viewer
 from app.services.tables import LobbyFilter as ServiceLobbyFilter
 
 from .context import (
@@ -31,6 +34,7 @@ from .context import (
 )
 from .errors import translate_errors
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
+from .sharing import shared_payload
 from .tables import Table, message_view, viewer_game
 from .types import (
     AuthPayload,
@@ -61,6 +65,14 @@ class GameUpdate:
     event: str = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
     seat: Seat | None = strawberry.field(description="who acted, where it applies")
     view: GameView = strawberry.field(description="the state after the change, as you see it")
+    # Executions of this payload, shared by the subscribers who see the same view.
+    shared_executions: strawberry.Private[dict[Any, Any]] = dataclasses.field(default_factory=dict)
+
+
+def _game_update(message: model.GameMessage, viewer: Viewer) -> GameUpdate:
+    return GameUpdate(
+        event=message.event, seat=seat_type(message.seat), view=message_view(message, viewer)
+    )
 
 
 @strawberry.type
@@ -297,11 +309,8 @@ class CoreSubscription:
         stream = services_of(info).streams.game_updates(viewer, str(table_id), after)
         with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
             async for message in stream:
-                update = GameUpdate(
-                    event=message.event,
-                    seat=seat_type(message.seat),
-                    view=message_view(message, viewer),
-                )
+                seat = message.table.seat_of(viewer.id)
+                update = shared_payload(message, seat, partial(_game_update, message, viewer))
                 if message.committed_at:
                     FANOUT.observe(max(0.0, time.time() - message.committed_at))
                 yield update

@@ -11,8 +11,25 @@ from graphql.execution.executor import Executor
 from graphql.pyutils import gather_with_cancel
 from graphql.type import GraphQLResolveInfoHelpers
 
+from .sharing import SharedPayload, execute_shared
+
 _original_per_event_executor = Executor.build_per_event_executor
 _original_executor_init = Executor.__init__
+
+
+class _SharedEventExecutor:
+    """A per-event executor whose execution is shared with the other subscribers of the
+    same payload (app/api/sharing.py). graphql-core only calls `execute_operation` on it."""
+
+    __slots__ = ("_executor", "_payload")
+
+    def __init__(self, executor: Executor[Any], payload: SharedPayload) -> None:
+        self._executor = executor
+        self._payload = payload
+
+    def execute_operation(self, serially: bool | None = None) -> Any:
+        executor = self._executor
+        return execute_shared(executor, self._payload, lambda: executor.execute_operation(serially))
 
 
 def _per_event_executor(self: Executor[Any], payload: Any) -> Executor[Any]:
@@ -21,6 +38,8 @@ def _per_event_executor(self: Executor[Any], payload: Any) -> Executor[Any]:
     # left ~3 KB behind until the subscription ended (gigabytes over 1000 long games).
     executor = _original_per_event_executor(self, payload)
     executor._relevant_sub_fields = {}
+    if hasattr(payload, "shared_executions"):
+        return _SharedEventExecutor(executor, payload)  # type: ignore[return-value]
     return executor
 
 
@@ -54,7 +73,7 @@ def _executor_init(self: Executor[Any], *args: Any, **kwargs: Any) -> None:
 
 def patch_graphql_core() -> None:
     """Stop the per-event memo leak of graphql-core subscriptions and the executor's
-    reference to itself. Idempotent."""
+    reference to itself; share the per-event executions of shared payloads. Idempotent."""
     Executor.build_per_event_executor = _per_event_executor  # type: ignore[method-assign]
     Executor.__init__ = _executor_init  # type: ignore[method-assign]
 

@@ -48,6 +48,7 @@ from .errors import OUTAGES
 from .guards import Guards, register_socket
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
+from .sharing import encode_message
 
 log = logging.getLogger("app.server")
 
@@ -96,6 +97,12 @@ class SpadesGraphQL(GraphQL[Context, None]):
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
         self.guards = guards
+
+    def encode_json(self, data: object) -> str | bytes:
+        """JSON of an answer or a transport message; a subscription result shared by
+        several subscribers is encoded once (app/api/sharing.py)."""
+        shared = encode_message(data)
+        return shared if shared is not None else super().encode_json(data)
 
     def decode_json(self, data: str | bytes) -> object:
         """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an
