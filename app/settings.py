@@ -54,6 +54,9 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # A WebSocket whose send waits this long (the client stopped reading) is closed with
+    # 4410: it reconnects and resubscribes with `since` (app/api/slow.py).
+    ws_send_timeout_ms: int = 10_000
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -95,4 +98,5 @@ def load_settings() -> Settings:
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
+        ws_send_timeout_ms=_int("SPADES_WS_SEND_TIMEOUT_MS", base.ws_send_timeout_ms),
     )

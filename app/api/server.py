@@ -49,6 +49,7 @@ from .guards import Guards, register_socket
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
 from .sharing import encode_message
+from .slow import SendGuard
 
 log = logging.getLogger("app.server")
 
@@ -79,6 +80,16 @@ class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
     """graphql-transport-ws that checks each message's shape first: strawberry indexes into
     messages unchecked, so a malformed one (a list, an object id, a null payload...) killed
     the socket with an internal error. Now it closes with 4400, as for bad JSON."""
+
+    _send_guard: SendGuard | None = None
+
+    async def send_message(self, message: TransportMessage) -> None:
+        """Send, closing with 4410 a connection whose client stopped reading."""
+        guard = self._send_guard
+        if guard is None:
+            timeout = self.context.services.settings.ws_send_timeout_ms / 1000
+            guard = self._send_guard = SendGuard(timeout)
+        await guard.send(super().send_message(message), self.websocket.close)
 
     async def handle_message(self, message: TransportMessage) -> None:
         problem = _message_problem(message)
