@@ -46,8 +46,8 @@ LOBBY_UPDATES = "subscription { lobbyUpdates { event tableId } }"
 LOBBY_ID = "lobby"
 
 HTTP_TIMEOUT = 15.0
-WS_STEP_TIMEOUT = 15.0
-SETUP_TIMEOUT_PER_TABLE = 60.0
+WS_STEP_TIMEOUT = 30.0
+SETUP_TIMEOUT_PER_TABLE = 180.0  # a crowded shared machine can be 5-10x slow
 
 T = TypeVar("T")
 

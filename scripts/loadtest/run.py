@@ -31,8 +31,8 @@ from .measure import (
 DRAIN_TIMEOUT = 20.0
 MAX_DURATION = 3600.0
 HAND_MOVES = 56  # 4 bids and 52 cards (a Blind Nil reveal adds one)
-SPREAD_MOVES_PER_S = 50.0  # the slowest spreading speed allowed before giving up
-SETUP_TIMEOUT_PER_TABLE = 60.0
+SPREAD_MOVES_PER_S = 10.0  # the slowest spreading speed allowed (a busy shared machine)
+SETUP_TIMEOUT_PER_TABLE = 180.0
 
 
 def run_mode(args: argparse.Namespace) -> str:

@@ -92,8 +92,11 @@ class ServerProcess:
         database_url: str | None = None,
         extra_env: dict[str, str] | None = None,
         build: Build | None = None,
+        command: list[str] | None = None,
     ) -> None:
         self.build = build or Build.here()
+        # What runs `serve ...`: the build's `spades` (or, e.g., a probe around it).
+        self.command = command or [str(self.build.spades)]
         self.port = free_port()
         self.directory = tempfile.TemporaryDirectory(prefix="spades-loadtest-")
         self.database = Path(self.directory.name) / "loadtest.db"
@@ -116,7 +119,7 @@ class ServerProcess:
     def launch(self) -> None:
         """Start the server process (without waiting for it)."""
         command = [
-            str(self.build.spades),
+            *self.command,
             "serve",
             "--host",
             "127.0.0.1",
