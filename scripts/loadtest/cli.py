@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import resource
+import secrets
 import signal
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from .servers import (
     Build,
     PostgresDatabase,
     ServerProcess,
+    counting_command,
     free_port,
     stop_servers,
 )
@@ -88,6 +90,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the `spades` command of the build to start (default: this venv's)",
     )
     parser.add_argument("--build-label", default="work tree", help="names the build")
+    parser.add_argument(
+        "--count-calls",
+        action="store_true",
+        help="count the server's Python calls per move (a profiler: slows it down; a "
+        "figure a crowded machine does not distort)",
+    )
     parser.add_argument(
         "--processes",
         type=int,
@@ -227,8 +235,17 @@ def main(argv: list[str] | None = None) -> int:
                 backend = "SQLite (temporary file)"
             ports: set[int] = set()
             for _ in range(args.processes):
+                env = dict(extra_env)
+                command = None
+                if args.count_calls:
+                    env["SPADES_CALLPROBE_OUT"] = f"/tmp/spades-calls-{secrets.token_hex(6)}.txt"
+                    command = counting_command(build)
                 server = ServerProcess(
-                    args.server_log_level, database.url if database else None, extra_env, build
+                    args.server_log_level,
+                    database.url if database else None,
+                    env,
+                    build,
+                    command,
                 )
                 servers.append(server)
                 for _attempt in range(100):  # distinct free ports, bounded
@@ -253,7 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         deadline += args.duration + DRAIN_TIMEOUT
         result, loop_name = run_loop(
             asyncio.wait_for(
-                run(args, urls, pids, backend, args.build_label, calibration), deadline
+                run(args, urls, pids, backend, args.build_label, calibration, servers),
+                deadline,
             ),
             not args.no_uvloop,
         )

@@ -32,6 +32,7 @@ FIGURES = (
     ("p95 ms", ("latency_ms", "p95"), 1),
     ("p99 ms", ("latency_ms", "p99"), 1),
     ("server CPU ms/move", ("server_cpu_ms_per_move",), 2),
+    ("Python calls/move", ("server_calls_per_move",), 0),
     ("KiB/socket (RSS)", ("kib_per_connection",), 1),
     ("server RSS end KiB", ("server_rss_kib", "end"), 0),
 )
@@ -88,7 +89,8 @@ def run_argv(args: argparse.Namespace) -> list[str]:
     ]
     if args.scenario:
         argv = [args.scenario, *argv]
-    for flag in ("saturate", "idle", "lobby", "postgres", "lockstep", "random_deals", "no_uvloop"):
+    flags = ("saturate", "idle", "lobby", "postgres", "lockstep", "random_deals", "no_uvloop")
+    for flag in (*flags, "count_calls"):
         if getattr(args, flag):
             argv.append("--" + flag.replace("_", "-"))
     return argv

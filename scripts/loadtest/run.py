@@ -27,6 +27,7 @@ from .measure import (
     stop_profiler,
     write_samples,
 )
+from .servers import ServerProcess, read_calls
 
 DRAIN_TIMEOUT = 20.0
 MAX_DURATION = 3600.0
@@ -77,6 +78,7 @@ async def run(
     backend: str,
     build_label: str,
     calibration: float,
+    servers: list[ServerProcess] | None = None,
 ) -> dict[str, Any]:
     """Set up, measure, tear down; returns the figures. `urls` are the server processes'
     GraphQL endpoints: player i of table t talks to process (t*4+i) % len(urls)."""
@@ -167,11 +169,13 @@ async def run(
         )
         await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
         loadgen_gc.measure()
+        calls_before = [await read_calls(server) for server in servers or []]
         stats.recording = True
         profilers = start_profilers(args.py_spy, pids, end - time.perf_counter())
         before = Sample.take(pids)
         await asyncio.sleep(max(0.0, end - time.perf_counter()))
         after = Sample.take(pids)
+        calls_after = [await read_calls(server) for server in servers or []]
         loadgen_gc.done()
         for profiler in profilers:
             await asyncio.to_thread(stop_profiler, profiler, args.duration + 30)
@@ -301,7 +305,18 @@ async def run(
             else None
         ),
         "cpu_count": os.cpu_count(),
+        "server_calls_per_move": calls_per_move(calls_before, calls_after, len(latencies)),
     }
+
+
+def calls_per_move(before: list[int | None], after: list[int | None], moves: int) -> float | None:
+    """Python calls the servers made per measured move (--count-calls), else None."""
+    if not before or not moves or None in before or None in after:
+        return None
+    return (
+        sum(a - b for a, b in zip(after, before, strict=True) if a is not None and b is not None)
+        / moves
+    )
 
 
 def _fmt(value: float | None, unit: str = "", digits: int = 1) -> str:
@@ -377,6 +392,8 @@ def report(result: dict[str, Any], args: argparse.Namespace, loop_name: str) -> 
             if (main := result["server_main_thread"])
             else "n/a"
         ),
+        f"server calls/move:  {_fmt(result['server_calls_per_move'], digits=0)} "
+        "(Python function calls, with --count-calls)",
         f"server CPU/move:    {_fmt(result['server_cpu_ms_per_move'], ' ms', 2)} "
         f"(load generator {_fmt(result['loadgen_cpu_ms_per_move'], ' ms', 2)}, "
         f"whole machine {_fmt(result['machine_cpu_ms_per_move'], ' ms', 2)})",

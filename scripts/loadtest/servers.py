@@ -179,6 +179,28 @@ class ServerProcess:
         self.directory.cleanup()
 
 
+CALLPROBE = Path(__file__).resolve().with_name("callprobe.py")
+
+
+def counting_command(build: Build) -> list[str]:
+    """The command that runs `serve ...` of `build` counting its Python calls."""
+    return [str(build.spades.parent / "python"), str(CALLPROBE)]
+
+
+async def read_calls(server: ServerProcess, timeout: float = 30.0) -> int | None:
+    """The Python calls a counting server made so far (None if it does not count)."""
+    out = Path(server.extra_env.get("SPADES_CALLPROBE_OUT", ""))
+    if not out.name or server.process is None:
+        return None
+    out.unlink(missing_ok=True)
+    server.process.send_signal(signal.SIGUSR1)
+    for _ in range(int(timeout / 0.05)):
+        if out.exists():
+            return int(out.read_text(encoding="ascii"))
+        await asyncio.sleep(0.05)
+    return None
+
+
 def stop_servers(servers: list[ServerProcess]) -> None:
     """SIGTERM every server at once, then wait for each (SIGKILL after 10 s). Idempotent."""
     for server in servers:
