@@ -57,6 +57,8 @@ class Settings:
     # A WebSocket whose send waits this long (the client stopped reading) is closed with
     # 4410: it reconnects and resubscribes with `since` (app/api/slow.py).
     ws_send_timeout_ms: int = 10_000
+    # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
+    rematch_seconds: int = 300
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -99,4 +101,5 @@ def load_settings() -> Settings:
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
         ws_send_timeout_ms=_int("SPADES_WS_SEND_TIMEOUT_MS", base.ws_send_timeout_ms),
+        rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
     )

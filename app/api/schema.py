@@ -13,15 +13,17 @@ from strawberry.types import ExecutionContext
 
 from app.settings import Settings
 
+from .chat import ChatMutation, ChatQuery, ChatSubscription
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
 from .metrics import MetricsExtension
+from .rematch import RematchMutation
 from .social import SocialMutation, SocialQuery, SocialSubscription
 
-Query = merge_types("Query", (CoreQuery, SocialQuery))
-Mutation = merge_types("Mutation", (CoreMutation, SocialMutation))
-Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription))
+Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery))
+Mutation = merge_types("Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation))
+Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription, ChatSubscription))
 
 
 class SpadesSchema(strawberry.Schema):

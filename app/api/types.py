@@ -201,6 +201,12 @@ class GameView:
     history: list[HandResult]
     winner: Team | None
     version: int = strawberry.field(description="number of changes applied to this table so far")
+    next_table_id: strawberry.ID | None = strawberry.field(
+        default=None, description="the rematch table, set by REMATCH_STARTED"
+    )
+    rematch_requests: list[Seat] = strawberry.field(
+        default_factory=list, description="seats that asked for a rematch, NORTH first"
+    )
 
 
 # ---------------------------------------------------------------------------- converters
@@ -309,6 +315,8 @@ def game_view(
         history=[_result(r) for r in data.history],
         winner=team_type(data.winner),
         version=table.version,
+        next_table_id=strawberry.ID(table.next_table_id) if table.next_table_id else None,
+        rematch_requests=[Seat[s.name] for s in table.rematch_requests],
     )
 
 

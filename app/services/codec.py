@@ -11,8 +11,9 @@ from app.rules.seats import Seat
 
 LogEntry = dict[str, Any]
 
-# Log entries that change the table, not the game (seats, options, host).
-TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host"})
+# Log entries that change the table, not the game (seats, options, host, rematch).
+REMATCH_ENTRIES = frozenset({"rematch", "rematch_started"})
+TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host", *REMATCH_ENTRIES})
 
 
 def move_entry(move: Move) -> LogEntry:

@@ -16,7 +16,7 @@ from app.rules.seats import Seat
 from .auth import Player
 from .codec import move_entry
 from .ledger import Change, Ledger
-from .model import TableSnapshot, TableStatus
+from .model import TableSnapshot, TableStatus, now_ts
 from .social import SocialService
 from .tables import TableService, plausible_id
 
@@ -39,9 +39,11 @@ def apply_move(table: TableSnapshot, move: Move) -> Change:
         version += 1
         over = step.state.phase is Phase.GAME_OVER
         status = TableStatus.FINISHED if over else table.status
+        # When the game ended starts the rematch window (RULES.md, Rematch).
+        finished_at = now_ts() if over else table.finished_at
         change.add(
             step.event.kind.value,
-            table.evolve(game=step.state, version=version, status=status),
+            table.evolve(game=step.state, version=version, status=status, finished_at=finished_at),
             step.event.seat,
         )
         if step.event.kind.value in LOBBY_WORTHY:

@@ -81,6 +81,12 @@ class TableSnapshot:
     game: Game | None
     created_at: float = 0.0
     deal_seed: int | None = None  # an explicit seed for the deals (tests, tournaments)
+    # Rematch (RULES.md, Rematch): when the game ended, the seats that asked for a
+    # rematch, the table this one is the rematch of, and the rematch table once it started.
+    finished_at: float | None = None
+    rematch_requests: tuple[Seat, ...] = ()
+    rematch_of: str | None = None
+    next_table_id: str | None = None
 
     @property
     def phase(self) -> Phase:

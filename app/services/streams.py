@@ -8,13 +8,14 @@ from typing import Any
 from app.broker.base import RESYNC, Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game, Phase
-from app.rules.seats import SEATS
+from app.rules.seats import SEATS, Seat
 from app.store import tables as repo
 
 from .access import can_see, can_watch
-from .codec import entry_move
+from .codec import REMATCH_ENTRIES, entry_move
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
 from .model import GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
+from .play.rematch import replayed_rematch
 from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
 from .tables import TableService, relation
 
@@ -119,10 +120,16 @@ class Streams:
         game.seed_public = bool(entry["public"])
         names = await self._names(entry["players"], table)
         out: list[GameMessage] = []
+        asked: tuple[Seat, ...] = ()
         if since < start_seq:
             out.append(_replayed(table, "GAME_STARTED", SEATS[0], game.copy(), start_seq, names))
         for seq, _changes, log_entry in log:
             if seq <= start_seq:
+                continue
+            if log_entry["type"] in REMATCH_ENTRIES:
+                message, asked = replayed_rematch(table, log_entry, seq, asked)
+                if since < seq <= table.version:
+                    out.append(message)
                 continue
             move = entry_move(log_entry)
             if move is None:
@@ -210,5 +217,12 @@ def _replayed(
         for s in SEATS
     )
     status = TableStatus.FINISHED if game.phase is Phase.GAME_OVER else TableStatus.PLAYING
-    replayed = table.evolve(game=game, version=version, occupants=occupants, status=status)
+    replayed = table.evolve(
+        game=game,
+        version=version,
+        occupants=occupants,
+        status=status,
+        rematch_requests=(),
+        next_table_id=None,
+    )
     return GameMessage(event, seat, replayed)

@@ -19,6 +19,7 @@ from app.rules.serialize import (
 )
 
 from .auth import Player, TokenRevoked
+from .chat.model import ChatMessage, chat_from_data, chat_to_data
 from .model import (
     GameMessage,
     JoinPolicy,
@@ -30,7 +31,7 @@ from .model import (
 )
 from .social import FriendRequest, Invitation, Notice, NoticeKind
 
-Message = GameMessage | LobbyMessage | Notice | TokenRevoked
+Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage
 
 
 def encode(message: Message) -> bytes:
@@ -47,6 +48,8 @@ def encode(message: Message) -> bytes:
         body = {"k": "lobby", "event": message.event, "table": _table(message.table)}
     elif isinstance(message, TokenRevoked):
         body = {"k": "revoked", "hash": message.token_hash}
+    elif isinstance(message, ChatMessage):
+        body = {"k": "chat", **chat_to_data(message)}
     else:
         body = {"k": "notice", **_notice(message)}
     return json.dumps(body, separators=(",", ":")).encode()
@@ -65,6 +68,8 @@ def decode(data: bytes | str) -> Message:
         return LobbyMessage(body["event"], _untable(body["table"]))
     if kind == "revoked":
         return TokenRevoked(body["hash"])
+    if kind == "chat":
+        return chat_from_data(body)
     return _unnotice(body)
 
 
@@ -103,6 +108,10 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         ),
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
+        "finishedAt": t.finished_at,
+        "rematch": [s.name for s in t.rematch_requests],
+        "rematchOf": t.rematch_of,
+        "next": t.next_table_id,
     }
 
 
@@ -127,6 +136,10 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         ),
         created_at=d["createdAt"],
         deal_seed=int(d["seed"]) if d["seed"] is not None else None,
+        finished_at=d.get("finishedAt"),
+        rematch_requests=tuple(Seat[s] for s in d.get("rematch", ())),
+        rematch_of=d.get("rematchOf"),
+        next_table_id=d.get("next"),
     )
 
 

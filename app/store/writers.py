@@ -24,6 +24,9 @@ TABLE_COLUMNS = (
     "spectating",
     "status",
     "game_state",
+    "finished_at",
+    "rematch_requests",
+    "next_table_id",
     "updated_at",
 )
 MOVE_COLUMNS = ("seq", "changes", "move", "created_at")

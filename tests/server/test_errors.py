@@ -227,9 +227,19 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         "mutation($t: ID!, $p: ID!) { kickPlayer(tableId: $t, playerId: $p) { id } }",
         {"t": TID, "p": TID},
     ),
+    "chat": (
+        "query($t: ID!) { chat(tableId: $t, channel: PLAYERS) { id } }",
+        {"t": TID},
+    ),
+    "sendChat": (
+        'mutation($t: ID!) { sendChat(tableId: $t, channel: PLAYERS, text: "hi") { id } }',
+        {"t": TID},
+    ),
+    "requestRematch": ("mutation($t: ID!) { requestRematch(tableId: $t) { id } }", {"t": TID}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
+    "chatMessages": ("subscription($t: ID!) { chatMessages(tableId: $t) { id } }", {"t": TID}),
     "lobbyUpdates": ("subscription { lobbyUpdates { event tableId } }", {}),
     "notifications": ("subscription { notifications { event } }", {}),
 }
