@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import AsyncGenerator, Callable
 from functools import partial
@@ -65,8 +64,9 @@ class GameUpdate:
     event: str = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
     seat: Seat | None = strawberry.field(description="who acted, where it applies")
     view: GameView = strawberry.field(description="the state after the change, as you see it")
-    # Executions of this payload, shared by the subscribers who see the same view.
-    shared_executions: strawberry.Private[dict[Any, Any]] = dataclasses.field(default_factory=dict)
+    # Executions of this payload, shared by the subscribers who see the same view (None:
+    # a payload of one subscriber's, not memoized).
+    shared_executions: strawberry.Private[dict[Any, Any] | None] = None
 
 
 def _game_update(message: model.GameMessage, viewer: Viewer) -> GameUpdate:
@@ -309,11 +309,15 @@ class CoreSubscription:
         stream = services_of(info).streams.game_updates(viewer, str(table_id), after)
         with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
             async for message in stream:
-                seat = message.table.seat_of(viewer.id)
-                update = shared_payload(message, seat, partial(_game_update, message, viewer))
-                if message.committed_at:
+                if message.committed_at:  # a live change, seen by every subscriber
                     FANOUT.observe(max(0.0, time.time() - message.committed_at))
+                    seat = message.table.seat_of(viewer.id)
+                    update = shared_payload(message, seat, partial(_game_update, message, viewer))
+                else:  # a SNAPSHOT or a replayed update: this subscriber's alone
+                    update = _game_update(message, viewer)
                 yield update
+                # An idle subscription keeps nothing of its last update alive.
+                del update, message
 
     @strawberry.subscription(description="lobby changes of tables the subscriber may see")
     @translate_errors

@@ -38,7 +38,7 @@ def _per_event_executor(self: Executor[Any], payload: Any) -> Executor[Any]:
     # left ~3 KB behind until the subscription ended (gigabytes over 1000 long games).
     executor = _original_per_event_executor(self, payload)
     executor._relevant_sub_fields = {}
-    if hasattr(payload, "shared_executions"):
+    if getattr(payload, "shared_executions", None) is not None:
         return _SharedEventExecutor(executor, payload)  # type: ignore[return-value]
     return executor
 

@@ -51,7 +51,7 @@ _PAYLOADS = "shared payloads"  # the key of the payloads in GameMessage.views
 class SharedPayload(Protocol):
     """An event payload that may be shared: it holds its executions' memo."""
 
-    shared_executions: dict[Any, ExecutionResult]
+    shared_executions: dict[Any, ExecutionResult] | None
 
 
 class SharedData(dict[str, Any]):
@@ -65,11 +65,14 @@ class SharedData(dict[str, Any]):
 
 
 def shared_payload(message: GameMessage, seat: Seat | None, build: Callable[[], Any]) -> Any:
-    """The payload of `message` for viewers of `seat` (None: spectators), built once."""
+    """The payload of `message` for viewers of `seat` (None: spectators), built once, its
+    executions memoized. Only for a message many subscribers get (a live change): a
+    SNAPSHOT or a replay is one subscriber's, and a memo there would only hold memory."""
     payloads: dict[Seat | None, Any] = message.views.setdefault(_PAYLOADS, {})
     payload = payloads.get(seat)
     if payload is None:
         payload = payloads[seat] = build()
+        payload.shared_executions = {}
     return payload
 
 
@@ -84,6 +87,9 @@ def execute_shared(
     """The result of `execute()` (the per-event executor of `payload`), memoized on the
     payload for the same operation and variables. A result with errors is not shared."""
     memo = payload.shared_executions
+    if memo is None:
+        alone: ExecutionResult | Awaitable[ExecutionResult] = execute()
+        return alone
     key = _memo_key(executor)
     cached = memo.get(key)
     # The id of the operation is only trusted while that very node is the one cached.
