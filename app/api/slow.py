@@ -14,9 +14,11 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from .transport.close_codes import CLOSE_TOO_SLOW
+
 log = logging.getLogger("app.slow")
 
-TOO_SLOW = 4410
+TOO_SLOW = CLOSE_TOO_SLOW
 TOO_SLOW_REASON = "too slow: reconnect and resubscribe with since"
 
 
@@ -47,3 +49,20 @@ class SendGuard:
             self.closing = True
             log.info("closing a WebSocket whose client stopped reading (4410)")
             await close(TOO_SLOW, TOO_SLOW_REASON)
+
+
+class GuardedSends:
+    """Mixin for strawberry's WebSocket protocol handlers (either protocol): every message
+    goes through the connection's SendGuard, whose timeout is the server's setting."""
+
+    context: Any
+    websocket: Any
+    _send_guard: SendGuard | None = None
+
+    async def send_message(self, message: Any) -> None:
+        """Send, closing with 4410 a connection whose client stopped reading."""
+        guard = self._send_guard
+        if guard is None:
+            timeout = self.context.services.settings.ws_send_timeout_ms / 1000
+            guard = self._send_guard = SendGuard(timeout)
+        await guard.send(super().send_message(message), self.websocket.close)  # type: ignore[misc]

@@ -17,6 +17,8 @@ from app.store.migrate import upgrade
 from app.store.tables import stalled_bot_tables
 
 from . import wire
+from .accounts.profiles import ProfileService
+from .accounts.results import game_over_effect
 from .auth import AuthService, TokenRevoked, hash_token
 from .chat.limits import ChatLimiter
 from .chat.service import ChatService
@@ -61,6 +63,8 @@ class Services:
         self.broker: Broker[Any] = broker if broker is not None else make_broker(settings)
         self.auth = AuthService(self.db, settings)
         self.ledger = Ledger(self.db, self.broker)
+        self.ledger.on_finish = game_over_effect  # careers: in the game's last transaction
+        self.profiles = ProfileService(self.db)
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)

@@ -47,6 +47,10 @@ def game_channel(table_id: str) -> str:
     return f"game:{table_id}"
 
 
+# A further write made in the transaction of a change.
+Effect = Callable[[AsyncSession], Awaitable[None]]
+
+
 @dataclass
 class Change:
     """What a decision did: one message per new version, log entries, a lobby event."""
@@ -55,7 +59,7 @@ class Change:
     log: list[tuple[int, int, LogEntry]] = field(default_factory=list)
     lobby_event: str | None = None
     # Further writes to make in the same transaction (e.g. dropping an invitation).
-    effects: list[Callable[[AsyncSession], Awaitable[None]]] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
 
     def add(self, event: str, table: TableSnapshot, seat: Any = None) -> None:
         """Record one change; `table` must already carry the next version."""
@@ -85,6 +89,8 @@ class Ledger:
         self.db = db
         self.broker = broker
         self._cache: dict[str, TableSnapshot] = {}
+        # Writes to make in the transaction of the change that finishes a game (careers).
+        self.on_finish: Callable[[TableSnapshot], Effect] | None = None
 
     async def get(self, table_id: str) -> TableSnapshot | None:
         """The table as it stands now (from the cache when it is current)."""
@@ -173,6 +179,8 @@ class Ledger:
                 await self._verify(before, verified)
                 return change, before
             after = change.steps[-1].table
+            if self.on_finish is not None and _finishes(before, after):
+                change.effects.append(self.on_finish(after))
             if not await self._store(before, after, change):
                 self.forget(table_id)
                 raise Conflict(stale_cache=not verified)
@@ -267,6 +275,10 @@ class Ledger:
         self._cache.pop(table_id, None)
 
 
+def _finishes(before: TableSnapshot, after: TableSnapshot) -> bool:
+    return after.status is TableStatus.FINISHED and before.status is not TableStatus.FINISHED
+
+
 async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
     """Insert a new table's row and its occupied seats (inside the caller's transaction)."""
     session.add(
@@ -275,6 +287,7 @@ async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
             created_at=snapshot.created_at,
             seed=str(snapshot.deal_seed) if snapshot.deal_seed is not None else None,
             rematch_of=snapshot.rematch_of,
+            rated=snapshot.rated,
             **_row_values(snapshot),
         )
     )
@@ -332,6 +345,7 @@ def snapshot_from_rows(
         game=game,
         created_at=table.created_at,
         deal_seed=int(table.seed) if table.seed is not None else None,
+        rated=table.rated,
         finished_at=table.finished_at,
         rematch_requests=tuple(Seat[s] for s in (table.rematch_requests or "").split(",") if s),
         rematch_of=table.rematch_of,

@@ -81,6 +81,7 @@ class TableSnapshot:
     game: Game | None
     created_at: float = 0.0
     deal_seed: int | None = None  # an explicit seed for the deals (tests, tournaments)
+    rated: bool = False  # four humans at the start; the game's end changes ratings
     # Rematch (RULES.md, Rematch): when the game ended, the seats that asked for a
     # rematch, the table this one is the rematch of, and the rematch table once it started.
     finished_at: float | None = None

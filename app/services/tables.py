@@ -124,8 +124,10 @@ class TableService:
         join_policy: JoinPolicy | None,
         spectating: bool,
         seed: int | None = None,
+        rated: bool = False,
     ) -> TableSnapshot:
-        """A new table; the creator is host and sits NORTH."""
+        """A new table; the creator is host and sits NORTH. A rated table takes no bots
+        before its game starts."""
         if seed is not None and not self.allow_seeded_tables:
             raise RuleError(ErrorCode.FORBIDDEN, "seeded tables are not enabled on this server")
         player = host.player
@@ -143,6 +145,7 @@ class TableService:
             game=None,
             created_at=now_ts(),
             deal_seed=seed,
+            rated=rated,
         )
         await self.ledger.create(table)
         return table
@@ -194,6 +197,8 @@ class TableService:
         def decide(table: TableSnapshot) -> Change:
             self._require_host(viewer, table, "add bots")
             _require_waiting(table)
+            if table.rated:
+                raise RuleError(ErrorCode.BAD_USER_INPUT, "a rated table is for four humans")
             return _sit(table, seat, Occupant.bot(seat))
 
         _, after = await self.ledger.change(table_id, decide)

@@ -599,6 +599,9 @@ OWN_ONLY = {
     "blockPlayer": "changes the caller's own block list only",
     "lobbyUpdates": "test_lobby_updates_never_show_a_table_the_subscriber_may_not_see",
     "notifications": "test_notifications_reach_only_their_addressee",
+    # Public to every signed-in player, except between players who blocked each other.
+    "profile": "tests/server/test_career_pages.py (blocked either way: null)",
+    "leaderboard": "tests/server/test_career_pages.py (blocked either way: hidden)",
 }
 
 

@@ -69,6 +69,8 @@ def rematch_of(table: TableSnapshot, now: float) -> TableSnapshot:
         rematch_requests=(),
         rematch_of=table.id,
         next_table_id=None,
+        # Rated again only with four humans (a rated game starts without bots).
+        rated=table.rated and all(o is not None and not o.is_bot for o in table.occupants),
     )
 
 
