@@ -1,6 +1,6 @@
 // Cards, seats and teams in words and symbols. Suits are told apart by shape
 // (the glyph), never by colour alone; the four-colour deck is an extra.
-import type { Rank, Seat, Suit, Team } from "./graphql/generated";
+import type { BotLevel, Rank, Seat, Suit, Team } from "./graphql/generated";
 
 export interface CardLike {
   suit: Suit;
@@ -52,4 +52,13 @@ export const teamName = (team: Team): string => (team === "NORTH_SOUTH" ? "North
 export function clockwiseFrom(seat: Seat): Seat[] {
   const start = SEATS.indexOf(seat);
   return [0, 1, 2, 3].map((i) => SEATS[(start + i) % 4] ?? seat);
+}
+
+const BOT_WORDS: Record<BotLevel, string> = { BASIC: "Basic", STANDARD: "Standard", EXPERT: "Expert" };
+export const BOT_LEVELS: readonly BotLevel[] = ["BASIC", "STANDARD", "EXPERT"];
+export const botLevelName = (level: BotLevel): string => BOT_WORDS[level];
+
+/** "Bot (Expert)": a bot seat in words, its level when the server tells it. */
+export function botName(level: BotLevel | null | undefined): string {
+  return level ? `Bot (${BOT_WORDS[level]})` : "Bot";
 }

@@ -6,7 +6,9 @@ import { fourColour } from "../prefs";
 import { navigate, route } from "../router";
 import { signal, useSignal } from "../signal";
 import { Auth } from "./Auth";
+import { LeaderboardPage, ProfilePage } from "./Career";
 import { Lobby } from "./Lobby";
+import { PlayerLink } from "./PlayerLink";
 import { Social } from "./Social";
 import { TablePage } from "./TablePage";
 
@@ -90,6 +92,8 @@ export function App() {
               onClick={(e) => { e.preventDefault(); navigate("/"); }}>Lobby</a>
             <a href="/friends" aria-current={current.page === "social" ? "page" : undefined}
               onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
+            <a href="/leaderboard" aria-current={current.page === "leaderboard" ? "page" : undefined}
+              onClick={(e) => { e.preventDefault(); navigate("/leaderboard"); }}>Leaderboard</a>
           </nav>
         )}
         <div class="top-right">
@@ -102,7 +106,7 @@ export function App() {
           </label>
           {me && (
             <>
-              <span class="me" data-me={me.username}>{me.username}</span>
+              <span class="me" data-me={me.username}><PlayerLink username={me.username} /></span>
               <button type="button" class="ghost" onClick={() => void signOut()}>Sign out</button>
             </>
           )}
@@ -121,6 +125,10 @@ export function App() {
           <p class="muted">Loading…</p>
         ) : current.page === "table" ? (
           <TablePage key={current.tableId} tableId={current.tableId} code={current.code} me={me} />
+        ) : current.page === "profile" ? (
+          <ProfilePage key={current.username} username={current.username} per={current.per} />
+        ) : current.page === "leaderboard" ? (
+          <LeaderboardPage per={current.per} />
         ) : current.page === "social" ? (
           <Social me={me} />
         ) : (

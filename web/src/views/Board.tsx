@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { mutate } from "../api";
-import { clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../cards";
+import { botName, clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../cards";
 import {
   PassCardsDocument,
   PlaceBidDocument,
@@ -16,6 +16,7 @@ import { navigate, tablePath } from "../router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
 import { CardFace } from "./Cards";
 import { Hand } from "./Hand";
+import { PlayerLink } from "./PlayerLink";
 import { Scores } from "./Scores";
 
 const POSITIONS = ["bottom", "left", "top", "right"] as const;
@@ -23,7 +24,7 @@ const POSITIONS = ["bottom", "left", "top", "right"] as const;
 function seatTitle(view: GameView, seat: Seat): string {
   const state = view.seats.find((s) => s.seat === seat);
   if (!state?.playerId) return "Empty";
-  return state.isBot ? "Bot" : (state.username ?? "Player");
+  return state.isBot ? botName(state.botLevel) : (state.username ?? "Player");
 }
 
 function SeatBox({ view, seat, position }: { view: GameView; seat: Seat; position: string }) {
@@ -37,7 +38,8 @@ function SeatBox({ view, seat, position }: { view: GameView; seat: Seat; positio
       aria-label={`${seatName(seat)}: ${who}${mine ? " (you)" : partner ? " (partner)" : ""}${turn ? ", to act" : ""}`}
       role="group">
       <div class="seat-name">
-        <strong>{seatName(seat)}</strong> {who}
+        <strong>{seatName(seat)}</strong>{" "}
+        {state?.playerId && !state.isBot && state.username ? <PlayerLink username={state.username} /> : who}
         {mine && <span class="badge">you</span>}
         {partner && <span class="badge">partner</span>}
         {view.dealer === seat && <span class="badge" title="Dealer">dealer</span>}

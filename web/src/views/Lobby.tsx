@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { mutate, query } from "../api";
-import { seatName } from "../cards";
+import { botName, seatName } from "../cards";
 import {
   CreateTableDocument,
   DeclineInvitationDocument,
@@ -33,6 +33,7 @@ function CreateTable() {
   const [joinPolicy, setJoinPolicy] = useState<JoinPolicy | "">("");
   const [spectating, setSpectating] = useState(true);
   const [seed, setSeed] = useState("");
+  const [rated, setRated] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (event: Event): Promise<void> => {
@@ -46,6 +47,7 @@ function CreateTable() {
         joinPolicy: policy,
         spectating,
         seed: seed.trim() === "" ? null : Number(seed),
+        rated,
       },
     });
     if (result.data) navigate(tablePath(result.data.createTable.id));
@@ -81,6 +83,12 @@ function CreateTable() {
           onChange={(e) => setSpectating(e.currentTarget.checked)} />
         Allow spectators
       </label>
+      <label class="check">
+        <input type="checkbox" name="rated" checked={rated} aria-describedby="rated-hint"
+          onChange={(e) => setRated(e.currentTarget.checked)} />
+        Rated game
+      </label>
+      <p id="rated-hint" class="muted small">A rated game is for four people (no bots) and changes their ratings.</p>
       <details>
         <summary>Advanced</summary>
         <label>
@@ -113,13 +121,14 @@ function TableCard({ table, me }: { table: TableSummaryFragment; me: PlayerField
       <p class="muted small">
         Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
         {table.spectating ? " · spectators welcome" : ""}
+        {table.rated ? " · rated" : ""}
       </p>
       <ul class="seat-list" aria-label={`Seats at ${title}`}>
         {table.seats.map((s) => (
           <li key={s.seat}>
             <span class="seat-label">{seatName(s.seat)}</span>{" "}
             {s.playerId ? (
-              <span>{s.isBot ? "Bot" : s.username}</span>
+              <span>{s.isBot ? botName(s.botLevel) : s.username}</span>
             ) : table.status === "WAITING" && !seated ? (
               <button type="button" class="small" onClick={() => void sit(s.seat)}
                 aria-label={`Sit ${seatName(s.seat)} at ${title}`}>Sit here</button>

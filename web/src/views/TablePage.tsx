@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { mutate, query } from "../api";
-import { SEATS, seatName } from "../cards";
+import { BOT_LEVELS, SEATS, botLevelName, botName, seatName } from "../cards";
 import {
   AddBotDocument,
   CreateJoinLinkDocument,
@@ -14,6 +14,7 @@ import {
   TransferHostDocument,
   UpdateTableDocument,
   WatchTableDocument,
+  type BotLevel,
   type JoinPolicy,
   type PlayerFieldsFragment,
   type Seat,
@@ -24,6 +25,7 @@ import { useGameStream, type GameView } from "../live";
 import { navigate, tablePath } from "../router";
 import { Board } from "./Board";
 import { Chat } from "./Chat";
+import { PlayerLink } from "./PlayerLink";
 import { words } from "./Lobby";
 import { block } from "./Social";
 
@@ -39,6 +41,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
   const [watching, setWatching] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  const [botLevel, setBotLevel] = useState<BotLevel>("BASIC");
 
   const reload = async (): Promise<TableFieldsFragment | null> => {
     const result = await query(TableDocument, { id: tableId, code });
@@ -102,6 +105,14 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
   const seats = view.seats;
   const mySeat = view.viewerSeat ?? mySeatOnTable;
   const title = table.name ?? `${table.host.username}'s table`;
+  const addBot = async (seat: Seat): Promise<Outcome> => {
+    const result = await mutate(AddBotDocument, { tableId, seat, level: botLevel });
+    // The server refuses bots at a rated table (BAD_USER_INPUT): say why in the table's words.
+    if (result.error !== undefined && table.rated && result.code === "BAD_USER_INPUT") {
+      return { error: "A rated table is for four people: bots cannot sit here. Invite players instead." };
+    }
+    return result;
+  };
   const leave = (): void =>
     void (async () => {
       if (view.phase !== "WAITING" && !window.confirm("Leave the game? A bot takes your seat.")) return;
@@ -117,6 +128,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
         <p class="muted small">
           {table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
           {table.spectating ? " · spectators allowed" : " · no spectators"}
+          {table.rated ? " · rated" : ""}
           {!mySeat && watching ? " · you are watching" : ""}
         </p>
       </div>
@@ -126,7 +138,16 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
       {view.phase === "WAITING" ? (
         <section class="panel waiting" aria-labelledby="seats-title">
           <h2 id="seats-title">Seats</h2>
-          <p class="muted">The game starts when all four seats are filled.</p>
+          <p class="muted">The game starts when all four seats are filled.
+            {table.rated ? " This game is rated: four people, no bots." : ""}</p>
+          {isHost && (
+            <label class="inline">
+              Level of the bots you add{" "}
+              <select name="botLevel" value={botLevel} onChange={(e) => setBotLevel(e.currentTarget.value as BotLevel)}>
+                {BOT_LEVELS.map((level) => <option key={level} value={level}>{botLevelName(level)}</option>)}
+              </select>
+            </label>
+          )}
           <ul class="plain seats-waiting">
             {SEATS.map((seat: Seat) => {
               const s = seats.find((x) => x.seat === seat);
@@ -134,7 +155,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
               return (
                 <li key={seat} data-seat={seat}>
                   <span class="seat-label">{seatName(seat)}</span>
-                  <span class="grow">{s?.playerId ? (s.isBot ? "Bot" : s.username) : <span class="muted">empty</span>}
+                  <span class="grow">{s?.playerId ? (human ? <PlayerLink username={human.username} /> : botName(s.botLevel)) : <span class="muted">empty</span>}
                     {human?.id === me.id && <span class="badge">you</span>}
                     {human?.id === table.host.id && <span class="badge">host</span>}
                   </span>
@@ -146,7 +167,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
                     )}
                     {!s?.playerId && isHost && (
                       <button type="button" class="small" aria-label={`Add a bot ${seatName(seat)}`}
-                        onClick={() => void act(() => mutate(AddBotDocument, { tableId, seat }))}>
+                        onClick={() => void act(() => addBot(seat))}>
                         Add bot
                       </button>
                     )}
