@@ -26,7 +26,7 @@ const percent = (part: number, whole: number): string => (whole === 0 ? "–" : 
 function RatingText({ rating }: { rating: RatingFieldsFragment }) {
   return (
     <span class="rating" data-rating={rating.value} data-provisional={rating.provisional ? "yes" : "no"}>
-      <strong>{rating.value}</strong> <span aria-label={`plus or minus ${rating.deviation}`}>± {rating.deviation}</span>
+      <strong>{rating.value}</strong> <span aria-hidden="true">±</span><span class="sr-only">plus or minus</span> {rating.deviation}
       {rating.provisional && <span class="badge" title="Fewer than 10 rated games">provisional</span>}
     </span>
   );
@@ -131,7 +131,7 @@ export function ProfilePage({ username, per }: { username: string; per: number }
           <p class="muted">No finished games yet.</p>
         ) : (
           <div class="scroll">
-            <table class="history" aria-describedby="history-title">
+            <table class="history" aria-labelledby="history-title">
               <thead>
                 <tr><th scope="col">Finished</th><th scope="col">Result</th><th scope="col">Score</th><th scope="col">Seat</th>
                   <th scope="col">Partner</th><th scope="col">Opponents</th><th scope="col">Rating</th></tr>
@@ -176,7 +176,7 @@ export function LeaderboardPage({ per }: { per: number }) {
       {error && <p class="error" role="alert">{error}</p>}
       {ready && rows.length === 0 && <p class="muted">Nobody has finished 10 rated games yet.</p>}
       {rows.length > 0 && (
-        <table class="leaders">
+        <table class="leaders" aria-labelledby="leaders-title">
           <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Rating</th><th scope="col">Rated games</th></tr></thead>
           <tbody>
             {rows.map(({ cursor, node }) => (
