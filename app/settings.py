@@ -13,6 +13,11 @@ def _int(name: str, default: int) -> int:
     return default if raw is None or raw.strip() == "" else int(raw)
 
 
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return default if raw is None or raw.strip() == "" else float(raw)
+
+
 def _bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
@@ -54,6 +59,13 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # Live tables (RULES.md). The timings are settings so tests can shorten them.
+    reconnect_seconds: float = 60.0  # disconnected this long mid-game: a bot takes the seat
+    presence_grace_seconds: float = 3.5  # a resubscription within this shows no change
+    presence_heartbeat_seconds: float = 5.0  # Redis: how often a process says it is alive
+    presence_ttl_seconds: float = 15.0  # Redis: a process silent this long is dead
+    idle_table_seconds: float = 600.0  # a WAITING table with no connected human closes
+    clock_sweep_seconds: float = 1.0  # how often each process looks for overdue deadlines
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -95,4 +107,12 @@ def load_settings() -> Settings:
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
+        reconnect_seconds=_float("SPADES_RECONNECT_SECONDS", base.reconnect_seconds),
+        presence_grace_seconds=_float("SPADES_PRESENCE_GRACE_SECONDS", base.presence_grace_seconds),
+        presence_heartbeat_seconds=_float(
+            "SPADES_PRESENCE_HEARTBEAT_SECONDS", base.presence_heartbeat_seconds
+        ),
+        presence_ttl_seconds=_float("SPADES_PRESENCE_TTL_SECONDS", base.presence_ttl_seconds),
+        idle_table_seconds=_float("SPADES_IDLE_TABLE_SECONDS", base.idle_table_seconds),
+        clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
     )

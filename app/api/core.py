@@ -10,6 +10,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from app.rules import levels
 from app.rules.bidding import BidKind as RBidKind
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
@@ -29,6 +30,7 @@ from .context import (
     services_of,
     subscription_slot,
 )
+from .enums import BotLevel, GameEvent, LobbyEvent
 from .errors import translate_errors
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .tables import Table, message_view, viewer_game
@@ -58,14 +60,16 @@ def player_type(player: AuthPlayer) -> Player:
 
 @strawberry.type
 class GameUpdate:
-    event: str = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
+    event: GameEvent = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
     seat: Seat | None = strawberry.field(description="who acted, where it applies")
     view: GameView = strawberry.field(description="the state after the change, as you see it")
 
 
 @strawberry.type
 class LobbyUpdate:
-    event: str = strawberry.field(description="TABLE_CREATED, TABLE_UPDATED or TABLE_REMOVED")
+    event: LobbyEvent = strawberry.field(
+        description="TABLE_CREATED, TABLE_UPDATED or TABLE_REMOVED"
+    )
     table_id: strawberry.ID
     table: Table | None = strawberry.field(description="null for TABLE_REMOVED")
 
@@ -79,6 +83,15 @@ class CreateTableInput:
         description="default: the most open policy the visibility allows",
     )
     spectating: bool | None = True
+    turn_seconds: int | None = strawberry.field(
+        default=model.DEFAULT_TURN_SECONDS,
+        description="seconds a human has for each turn: 5..300, or 0 (untimed: only "
+        "FRIENDS_ONLY and PRIVATE tables)",
+    )
+    replacement_bot: BotLevel | None = strawberry.field(
+        default=levels.DEFAULT_BOT_LEVEL,
+        description="the level of a bot that takes an absent or leaving human's seat",
+    )
     seed: int | None = strawberry.field(
         default=strawberry.UNSET,
         description="a fixed deal seed; only on servers started with SPADES_ALLOW_SEEDED_TABLES",
@@ -199,6 +212,12 @@ class CoreMutation:
             join_policy=(model.JoinPolicy(input.join_policy.value) if input.join_policy else None),
             spectating=input.spectating is not False,
             seed=input.seed if isinstance(input.seed, int) else None,
+            turn_seconds=(
+                input.turn_seconds
+                if isinstance(input.turn_seconds, int)
+                else model.DEFAULT_TURN_SECONDS
+            ),
+            replacement_bot=levels.BotLevel(input.replacement_bot or levels.DEFAULT_BOT_LEVEL),
         )
         return Table.of(table, viewer)
 
@@ -208,28 +227,22 @@ class CoreMutation:
         self, info: InfoT, table_id: strawberry.ID, seat: Seat, code: str | None = strawberry.UNSET
     ) -> Table:
         viewer = await require_viewer(info)
-        services = services_of(info)
         link = code if isinstance(code, str) else None
-        table = await services.tables.join(viewer, str(table_id), seat.to_rules(), link)
-        services.bots.kick(table.id)
+        table = await services_of(info).tables.join(viewer, str(table_id), seat.to_rules(), link)
         return Table.of(table, viewer)
 
     @strawberry.mutation(description="host only, before the game starts")
     @translate_errors
     async def add_bot(self, info: InfoT, table_id: strawberry.ID, seat: Seat) -> Table:
         viewer = await require_viewer(info)
-        services = services_of(info)
-        table = await services.tables.add_bot(viewer, str(table_id), seat.to_rules())
-        services.bots.kick(table.id)
+        table = await services_of(info).tables.add_bot(viewer, str(table_id), seat.to_rules())
         return Table.of(table, viewer)
 
     @strawberry.mutation(description="mid-game: a bot takes the seat")
     @translate_errors
     async def leave_table(self, info: InfoT, table_id: strawberry.ID) -> bool:
         viewer = await require_viewer(info)
-        services = services_of(info)
-        table = await services.tables.leave(viewer, str(table_id))
-        services.bots.kick(table.id)
+        await services_of(info).tables.leave(viewer, str(table_id))
         return True
 
     @strawberry.mutation(description="see your cards, giving up blind nil")

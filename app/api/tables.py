@@ -9,6 +9,7 @@ from app.services.model import GameMessage, TableSnapshot
 from app.services.social import Viewer
 from app.services.tables import relation
 
+from .enums import BotLevel, TableStatus
 from .types import GameView, JoinPolicy, Player, SeatState, Visibility, game_view, seat_states
 
 
@@ -55,8 +56,16 @@ class Table:
         return sum(1 for o in self.snapshot.occupants if o is None)
 
     @strawberry.field(description="WAITING, PLAYING, FINISHED or CLOSED")
-    def status(self) -> str:
-        return self.snapshot.status.value
+    def status(self) -> TableStatus:
+        return self.snapshot.status
+
+    @strawberry.field(description="seconds a human has for each turn; 0: untimed")
+    def turn_seconds(self) -> int:
+        return self.snapshot.turn_seconds
+
+    @strawberry.field(description="the level of a bot that takes an absent or leaving human's seat")
+    def replacement_bot(self) -> BotLevel:
+        return self.snapshot.replacement_bot
 
     @classmethod
     def of(cls, table: TableSnapshot, viewer: Viewer | None) -> Table:

@@ -11,8 +11,9 @@ from app.rules.seats import Seat
 
 LogEntry = dict[str, Any]
 
-# Log entries that change the table, not the game (seats, options, host).
-TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host"})
+# Log entries that change the table, not the game (seats, options, host, a timeout, the
+# closing).
+TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host", "timeout", "close"})
 
 
 def move_entry(move: Move) -> LogEntry:
@@ -43,6 +44,6 @@ def entry_move(entry: LogEntry) -> Move | None:
         return RevealHand(seat)
     if kind == "pass":
         return PassCards(seat, tuple(Card.parse(c) for c in entry["cards"]))
-    if kind == "replace":
+    if kind in ("replace", "reclaim"):
         return ReplacePlayer(seat, entry["player"])
     raise ValueError(f"unknown log entry {kind!r}")

@@ -21,6 +21,7 @@ from .auth import AuthService, TokenRevoked, hash_token
 from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
 from .limits import Limiter, MemoryLimiter, RedisLimiter
+from .play.timers import ClockTimers
 from .social import SocialService
 from .streams import Streams
 from .tables import TableService
@@ -61,6 +62,10 @@ class Services:
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
+        self.clocks = ClockTimers(self.ledger, self.db, settings.clock_sweep_seconds)
+        # The reactions to every committed change, in one place.
+        self.ledger.react(self.bots.react)
+        self.ledger.react(self.clocks.react)
         self.games = GameService(self.ledger, self.tables, self.social, self.bots)
         self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
         self.limits: Limiter = make_limiter(settings)
@@ -80,6 +85,7 @@ class Services:
             if bot_to_move(table) is not None:
                 self.bots.kick(table.id)
         self._sweeper = asyncio.create_task(self._sweep_forever())
+        await self.clocks.start()
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 
@@ -89,6 +95,7 @@ class Services:
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+        await self.clocks.stop()
         await self.bots.stop()
         await self.limits.close()
         await self.broker.close()

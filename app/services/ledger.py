@@ -11,23 +11,22 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
-
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
+from app.rules.levels import BotLevel
 from app.rules.seats import SEATS
 from app.rules.serialize import game_from_json, game_to_json
 from app.store import tables as repo
 from app.store.db import Database
 from app.store.models import SeatRow, TableRow
 
+from .change import Change as Change  # re-exported: decisions build Changes
 from .codec import LogEntry
+from .events import LobbyEvent
 from .model import (
-    GameMessage,
     JoinPolicy,
     LobbyMessage,
     Occupant,
@@ -35,6 +34,8 @@ from .model import (
     TableStatus,
     Visibility,
 )
+from .play.clock import stamp_clocks
+from .play.live import live_from_json, live_to_json
 
 log = logging.getLogger(__name__)
 
@@ -47,26 +48,11 @@ def game_channel(table_id: str) -> str:
     return f"game:{table_id}"
 
 
-@dataclass
-class Change:
-    """What a decision did: one message per new version, log entries, a lobby event."""
-
-    steps: list[GameMessage] = field(default_factory=list)
-    log: list[tuple[int, int, LogEntry]] = field(default_factory=list)
-    lobby_event: str | None = None
-    # Further writes to make in the same transaction (e.g. dropping an invitation).
-    effects: list[Callable[[AsyncSession], Awaitable[None]]] = field(default_factory=list)
-
-    def add(self, event: str, table: TableSnapshot, seat: Any = None) -> None:
-        """Record one change; `table` must already carry the next version."""
-        self.steps.append(GameMessage(event, seat, table))
-
-    def log_entry(self, seq: int, changes: int, entry: LogEntry) -> None:
-        """Record one move-log row."""
-        self.log.append((seq, changes, entry))
-
-
 Decision = Callable[[TableSnapshot], Change]
+# Called after every committed (and published) change with the change and the table after
+# it: the one place where the server reacts to a change (wake bots, arm clocks, ...).
+# Reactors run synchronously and must not block; they start tasks for any real work.
+Reactor = Callable[[Change, TableSnapshot], None]
 
 
 class Conflict(Exception):
@@ -85,6 +71,11 @@ class Ledger:
         self.db = db
         self.broker = broker
         self._cache: dict[str, TableSnapshot] = {}
+        self.reactors: list[Reactor] = []
+
+    def react(self, reactor: Reactor) -> None:
+        """Call `reactor` after every change this process commits."""
+        self.reactors.append(reactor)
 
     async def get(self, table_id: str) -> TableSnapshot | None:
         """The table as it stands now (from the cache when it is current)."""
@@ -138,6 +129,8 @@ class Ledger:
                     spectating=snapshot.spectating,
                     status=snapshot.status.value,
                     version=snapshot.version,
+                    turn_seconds=snapshot.turn_seconds,
+                    replacement_bot=snapshot.replacement_bot.value,
                     created_at=snapshot.created_at,
                     seed=str(snapshot.deal_seed) if snapshot.deal_seed is not None else None,
                 )
@@ -151,7 +144,9 @@ class Ledger:
                     )
         self._remember(snapshot)
         try:
-            await self.broker.publish(LOBBY_CHANNEL, LobbyMessage("TABLE_CREATED", snapshot))
+            await self.broker.publish(
+                LOBBY_CHANNEL, LobbyMessage(LobbyEvent.TABLE_CREATED, snapshot)
+            )
         except Exception:
             log.warning("could not announce table %s", snapshot.id, exc_info=True)
 
@@ -170,8 +165,16 @@ class Ledger:
                 continue
             if change.steps:
                 await self._publish(change, after)
+                self._react(change, after)
             return change, after
         raise _conflict()
+
+    def _react(self, change: Change, after: TableSnapshot) -> None:
+        for reactor in self.reactors:
+            try:
+                reactor(change, after)
+            except Exception:  # one failing reaction must not fail the committed change
+                log.exception("a reaction to a change of table %s failed", after.id)
 
     async def _attempt(
         self, table_id: str, decide: Decision, expected_version: int | None
@@ -188,6 +191,7 @@ class Ledger:
             if not change.steps:
                 await self._verify(before, verified)
                 return change, before
+            stamp_clocks(before, change, time.time())
             after = change.steps[-1].table
             if not await self._store(before, after, change):
                 self.forget(table_id)
@@ -297,6 +301,10 @@ def _row_values(table: TableSnapshot) -> dict[str, Any]:
         "spectating": table.spectating,
         "status": table.status.value,
         "game_state": (game_to_json(table.game) if table.game is not None else None),
+        "turn_seconds": table.turn_seconds,
+        "replacement_bot": table.replacement_bot.value,
+        "turn_deadline": table.turn_deadline,
+        "live_state": live_to_json(table),
     }
 
 
@@ -312,6 +320,7 @@ def snapshot_from_rows(
         else:
             occupants[seat] = Occupant(row.player_id, names.get(row.player_id))
     game = game_from_json(table.game_state) if table.game_state else None
+    live = live_from_json(table.live_state)
     return TableSnapshot(
         id=table.id,
         name=table.name,
@@ -326,4 +335,10 @@ def snapshot_from_rows(
         game=game,
         created_at=table.created_at,
         deal_seed=int(table.seed) if table.seed is not None else None,
+        turn_seconds=table.turn_seconds,
+        replacement_bot=BotLevel(table.replacement_bot),
+        turn_deadline=table.turn_deadline,
+        away=live.away,
+        timeouts=live.timeouts,
+        timed_out=live.timed_out,
     )

@@ -8,19 +8,20 @@ from typing import Any
 from app.broker.base import RESYNC, Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game, Phase
-from app.rules.seats import SEATS
+from app.rules.seats import SEATS, Seat
 from app.store import tables as repo
 
 from .access import can_see, can_watch
 from .codec import entry_move
+from .events import GameEvent, LobbyEvent
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
 from .model import GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
 from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
 from .tables import TableService, relation
 
-SNAPSHOT = "SNAPSHOT"
+SNAPSHOT = GameEvent.SNAPSHOT
 
-LobbyEvent = tuple[str, str, TableSnapshot | None]
+LobbyChange = tuple[LobbyEvent, str, TableSnapshot | None]
 
 
 class Streams:
@@ -64,6 +65,8 @@ class Streams:
                 for message in missed:
                     yield message
                     last = message.version
+            if table.status is TableStatus.CLOSED:
+                return  # TABLE_CLOSED was the last change: nothing more will come
             while True:
                 message = await subscription.get()
                 if isinstance(message, Notice):
@@ -80,10 +83,15 @@ class Streams:
                     async for caught_up in self._catch_up(viewer, table_id, last):
                         yield caught_up
                         last = caught_up.version
+                        if caught_up.event is GameEvent.TABLE_CLOSED:
+                            return
                     continue
                 if message.version <= last:
                     continue
                 self.ledger.observe(message.table)
+                if message.event is GameEvent.TABLE_CLOSED:
+                    yield message  # seen by every subscriber, whatever its access now
+                    return
                 self.check_viewer(viewer, self.tables.visible(viewer, message.table))
                 yield message
                 last = message.version
@@ -120,9 +128,17 @@ class Streams:
         names = await self._names(entry["players"], table)
         out: list[GameMessage] = []
         if since < start_seq:
-            out.append(_replayed(table, "GAME_STARTED", SEATS[0], game.copy(), start_seq, names))
+            out.append(
+                _replayed(table, GameEvent.GAME_STARTED, SEATS[0], game.copy(), start_seq, names)
+            )
         for seq, _changes, log_entry in log:
             if seq <= start_seq:
+                continue
+            kind = log_entry["type"]
+            if kind in ("timeout", "close") and since < seq <= table.version:
+                closing = GameEvent.TURN_TIMED_OUT if kind == "timeout" else GameEvent.TABLE_CLOSED
+                seat = Seat[log_entry["seat"]] if kind == "timeout" else None
+                out.append(_replayed(table, closing, seat, game.copy(), seq, names))
                 continue
             move = entry_move(log_entry)
             if move is None:
@@ -130,7 +146,9 @@ class Streams:
             for offset, step in enumerate(game.apply_steps(move)):
                 version = seq + offset
                 if since < version <= table.version:
-                    event = step.event.kind.value
+                    event = GameEvent.of(step.event.kind)
+                    if kind == "reclaim":
+                        event = GameEvent.SEAT_RECLAIMED
                     out.append(_replayed(table, event, step.event.seat, step.state, version, names))
         return out
 
@@ -142,7 +160,7 @@ class Streams:
                 names.update(await repo.usernames(session, missing))
         return names
 
-    async def lobby_updates(self, viewer: Viewer) -> AsyncIterator[LobbyEvent]:
+    async def lobby_updates(self, viewer: Viewer) -> AsyncIterator[LobbyChange]:
         """Lobby changes of tables the subscriber may see: a table appears (TABLE_CREATED)
         when it is created or comes into sight, changes (TABLE_UPDATED), or disappears
         (TABLE_REMOVED) when it finishes, closes or goes out of sight — including when the
@@ -159,12 +177,12 @@ class Streams:
                     viewer = await self.social.viewer(viewer.player)
                     now = {t.id: t for t in await self.tables.lobby(viewer)}
                     for table_id in sorted(now.keys() - visible.keys()):
-                        yield ("TABLE_CREATED", table_id, now[table_id])
+                        yield (LobbyEvent.TABLE_CREATED, table_id, now[table_id])
                     for table_id in sorted(visible.keys() - now.keys()):
-                        yield ("TABLE_REMOVED", table_id, None)
+                        yield (LobbyEvent.TABLE_REMOVED, table_id, None)
                     for table_id in sorted(now.keys() & visible.keys()):
                         if now[table_id].version != visible[table_id]:
-                            yield ("TABLE_UPDATED", table_id, now[table_id])
+                            yield (LobbyEvent.TABLE_UPDATED, table_id, now[table_id])
                     visible = {t.id: t.version for t in now.values()}
                     continue
                 routed = _route(viewer, message, visible)
@@ -180,7 +198,7 @@ class Streams:
                     yield notice
 
 
-def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> LobbyEvent | None:
+def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> LobbyChange | None:
     table = message.table
     now = table.status.open and can_see(table, relation(viewer, table))
     before = visible.get(table.id)
@@ -188,16 +206,17 @@ def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> Lo
         if before is not None and before >= table.version:
             return None  # already seen (a catch-up got there first)
         visible[table.id] = table.version
-        return ("TABLE_UPDATED" if before is not None else "TABLE_CREATED", table.id, table)
+        event = LobbyEvent.TABLE_UPDATED if before is not None else LobbyEvent.TABLE_CREATED
+        return (event, table.id, table)
     if before is not None:
         del visible[table.id]
-        return ("TABLE_REMOVED", table.id, None)
+        return (LobbyEvent.TABLE_REMOVED, table.id, None)
     return None
 
 
 def _replayed(
     table: TableSnapshot,
-    event: str,
+    event: GameEvent,
     seat: Any,
     game: Game,
     version: int,
@@ -210,5 +229,11 @@ def _replayed(
         for s in SEATS
     )
     status = TableStatus.FINISHED if game.phase is Phase.GAME_OVER else TableStatus.PLAYING
-    replayed = table.evolve(game=game, version=version, occupants=occupants, status=status)
+    if event is GameEvent.TABLE_CLOSED:
+        status = TableStatus.CLOSED
+    # Only the current version's deadline is known; a replayed older turn shows none.
+    deadline = table.turn_deadline if version == table.version else None
+    replayed = table.evolve(
+        game=game, version=version, occupants=occupants, status=status, turn_deadline=deadline
+    )
     return GameMessage(event, seat, replayed)

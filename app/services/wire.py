@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app.rules.levels import BotLevel
 from app.rules.seats import Seat
 from app.rules.serialize import (
     finished_from_json,
@@ -19,6 +20,7 @@ from app.rules.serialize import (
 )
 
 from .auth import Player, TokenRevoked
+from .events import GameEvent, LobbyEvent
 from .model import (
     GameMessage,
     JoinPolicy,
@@ -28,6 +30,7 @@ from .model import (
     TableStatus,
     Visibility,
 )
+from .play.live import live_data, live_from_data
 from .social import FriendRequest, Invitation, Notice, NoticeKind
 
 Message = GameMessage | LobbyMessage | Notice | TokenRevoked
@@ -58,11 +61,11 @@ def decode(data: bytes | str) -> Message:
     kind = body["k"]
     if kind == "game":
         seat = Seat[body["seat"]] if body["seat"] is not None else None
-        message = GameMessage(body["event"], seat, _untable(body["table"]))
+        message = GameMessage(GameEvent(body["event"]), seat, _untable(body["table"]))
         message.committed_at = body.get("at") or 0.0
         return message
     if kind == "lobby":
-        return LobbyMessage(body["event"], _untable(body["table"]))
+        return LobbyMessage(LobbyEvent(body["event"]), _untable(body["table"]))
     if kind == "revoked":
         return TokenRevoked(body["hash"])
     return _unnotice(body)
@@ -103,10 +106,14 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         ),
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
+        "clock": [t.turn_seconds, t.replacement_bot.value, t.turn_deadline],
+        "live": live_data(t),
     }
 
 
 def _untable(d: dict[str, Any]) -> TableSnapshot:
+    clock = d["clock"]
+    live = live_from_data(d["live"])
     return TableSnapshot(
         id=d["id"],
         name=d["name"],
@@ -127,6 +134,12 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         ),
         created_at=d["createdAt"],
         deal_seed=int(d["seed"]) if d["seed"] is not None else None,
+        turn_seconds=clock[0],
+        replacement_bot=BotLevel(clock[1]),
+        turn_deadline=clock[2],
+        away=live.away,
+        timeouts=live.timeouts,
+        timed_out=live.timed_out,
     )
 
 

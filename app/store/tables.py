@@ -150,3 +150,27 @@ async def stalled_bot_tables(
         .distinct()
     )
     return [(table_id, version) for table_id, version in result.all()]
+
+
+async def due_deadlines(
+    session: AsyncSession, before: float, limit: int = 500
+) -> list[tuple[str, float]]:
+    """(id, turn deadline) of playing tables whose turn deadline is at or before `before`
+    (epoch seconds), earliest first; served by the index on `turn_deadline`."""
+    result = await session.exec(
+        select(TableRow.id, TableRow.turn_deadline)
+        .where(col(TableRow.turn_deadline) <= before, TableRow.status == "PLAYING")
+        .order_by(col(TableRow.turn_deadline))
+        .limit(limit)
+    )
+    return [(table_id, deadline) for table_id, deadline in result.all() if deadline is not None]
+
+
+async def idle_waiting_tables(session: AsyncSession, unchanged_since: float) -> list[str]:
+    """Ids of WAITING tables that have not changed since `unchanged_since` (epoch)."""
+    result = await session.exec(
+        select(TableRow.id).where(
+            TableRow.status == "WAITING", col(TableRow.updated_at) < unchanged_since
+        )
+    )
+    return list(result.all())

@@ -24,6 +24,10 @@ TABLE_COLUMNS = (
     "spectating",
     "status",
     "game_state",
+    "turn_seconds",
+    "replacement_bot",
+    "turn_deadline",
+    "live_state",
     "updated_at",
 )
 MOVE_COLUMNS = ("seq", "changes", "move", "created_at")
