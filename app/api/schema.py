@@ -16,12 +16,13 @@ from app.settings import Settings
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
+from .live import LiveMutation, LiveQuery, LiveSubscription
 from .metrics import MetricsExtension
 from .social import SocialMutation, SocialQuery, SocialSubscription
 
-Query = merge_types("Query", (CoreQuery, SocialQuery))
-Mutation = merge_types("Mutation", (CoreMutation, SocialMutation))
-Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription))
+Query = merge_types("Query", (CoreQuery, SocialQuery, LiveQuery))
+Mutation = merge_types("Mutation", (CoreMutation, SocialMutation, LiveMutation))
+Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription, LiveSubscription))
 
 
 class SpadesSchema(strawberry.Schema):

@@ -21,6 +21,8 @@ from .auth import AuthService, TokenRevoked, hash_token
 from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
 from .limits import Limiter, MemoryLimiter, RedisLimiter
+from .live.presence import PresenceService, PresenceTimings
+from .live.store import MemoryPresence, PresenceStore, RedisPresence
 from .play.timers import ClockTimers
 from .social import SocialService
 from .streams import Streams
@@ -41,6 +43,13 @@ def make_limiter(settings: Settings) -> Limiter:
     return MemoryLimiter(enabled=settings.rate_limits)
 
 
+def make_presence_store(settings: Settings) -> PresenceStore:
+    """Presence counted in Redis when SPADES_BROKER_URL is set, else in memory."""
+    if settings.broker_url:
+        return RedisPresence(settings.broker_url, settings.presence_ttl_seconds)
+    return MemoryPresence()
+
+
 def make_broker(settings: Settings) -> Broker[Any]:
     """The Redis broker when SPADES_BROKER_URL is set, else the in-process one."""
     if settings.broker_url:
@@ -59,6 +68,7 @@ class Services:
         self.broker: Broker[Any] = broker if broker is not None else make_broker(settings)
         self.auth = AuthService(self.db, settings)
         self.ledger = Ledger(self.db, self.broker)
+        self.ledger.clock_scale = settings.turn_clock_scale
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
@@ -67,7 +77,19 @@ class Services:
         self.ledger.react(self.bots.react)
         self.ledger.react(self.clocks.react)
         self.games = GameService(self.ledger, self.tables, self.social, self.bots)
-        self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
+        self.presence = PresenceService(
+            make_presence_store(settings),
+            self.broker,
+            self.ledger,
+            self.db,
+            PresenceTimings(
+                grace=settings.presence_grace_seconds,
+                heartbeat=settings.presence_heartbeat_seconds,
+                reconnect=settings.reconnect_seconds,
+                idle=settings.idle_table_seconds,
+            ),
+        )
+        self.streams = Streams(self.ledger, self.broker, self.tables, self.social, self.presence)
         self.limits: Limiter = make_limiter(settings)
         self._sweeper: asyncio.Task[None] | None = None
         self._revocations: asyncio.Task[None] | None = None
@@ -86,6 +108,7 @@ class Services:
                 self.bots.kick(table.id)
         self._sweeper = asyncio.create_task(self._sweep_forever())
         await self.clocks.start()
+        await self.presence.start()
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 
@@ -95,6 +118,7 @@ class Services:
             if task is not None:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
+        await self.presence.stop()
         await self.clocks.stop()
         await self.bots.stop()
         await self.limits.close()

@@ -72,6 +72,7 @@ class Ledger:
         self.broker = broker
         self._cache: dict[str, TableSnapshot] = {}
         self.reactors: list[Reactor] = []
+        self.clock_scale = 1.0  # a turn lasts turn_seconds x this (tests shorten it)
 
     def react(self, reactor: Reactor) -> None:
         """Call `reactor` after every change this process commits."""
@@ -191,7 +192,7 @@ class Ledger:
             if not change.steps:
                 await self._verify(before, verified)
                 return change, before
-            stamp_clocks(before, change, time.time())
+            stamp_clocks(before, change, time.time(), self.clock_scale)
             after = change.steps[-1].table
             if not await self._store(before, after, change):
                 self.forget(table_id)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from app.broker.base import RESYNC, Broker
@@ -15,7 +16,8 @@ from .access import can_see, can_watch
 from .codec import entry_move
 from .events import GameEvent, LobbyEvent
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
-from .model import GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
+from .live.presence import PresenceMessage, PresenceService, SeatPresence, presence_channel
+from .model import NO_AWAY, GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
 from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
 from .tables import TableService, relation
 
@@ -28,12 +30,18 @@ class Streams:
     """Subscriptions, each projected later for its own subscriber by the API layer."""
 
     def __init__(
-        self, ledger: Ledger, broker: Broker[Any], tables: TableService, social: SocialService
+        self,
+        ledger: Ledger,
+        broker: Broker[Any],
+        tables: TableService,
+        social: SocialService,
+        presence: PresenceService | None = None,
     ) -> None:
         self.ledger = ledger
         self.broker = broker
         self.tables = tables
         self.social = social
+        self.presence = presence
 
     def check_viewer(self, viewer: Viewer, table: TableSnapshot) -> None:
         """A seated player, or a spectator where spectating is on; else FORBIDDEN."""
@@ -44,6 +52,32 @@ class Streams:
     async def game_updates(
         self, viewer: Viewer, table_id: str, since: int | None
     ) -> AsyncIterator[GameMessage]:
+        """`_game_updates`, counting the subscriber as connected to the table (presence)
+        from the moment the stream is set up to its end."""
+        present: list[bool] = []
+
+        async def ready() -> None:
+            if self.presence is not None:
+                await self.presence.enter(table_id, viewer.id)
+                present.append(True)
+
+        try:
+            async with contextlib.aclosing(
+                self._game_updates(viewer, table_id, since, ready)
+            ) as stream:
+                async for message in stream:
+                    yield message
+        finally:
+            if present and self.presence is not None:
+                self.presence.leave(table_id, viewer.id)
+
+    async def _game_updates(
+        self,
+        viewer: Viewer,
+        table_id: str,
+        since: int | None,
+        ready: Callable[[], Awaitable[None]],
+    ) -> AsyncGenerator[GameMessage, None]:
         """Every change of the table's game in order, after a SNAPSHOT or the missed updates.
 
         The stream ends with FORBIDDEN if the subscriber loses the right to watch: the host
@@ -56,6 +90,7 @@ class Streams:
         channels = (game_channel(table_id), player_channel(viewer.id))
         with await self.broker.subscribe(*channels) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
+            await ready()
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
                 yield GameMessage(SNAPSHOT, None, table)
@@ -127,6 +162,7 @@ class Streams:
         game.seed_public = bool(entry["public"])
         names = await self._names(entry["players"], table)
         out: list[GameMessage] = []
+        away: list[Occupant | None] = list(NO_AWAY)
         if since < start_seq:
             out.append(
                 _replayed(table, GameEvent.GAME_STARTED, SEATS[0], game.copy(), start_seq, names)
@@ -135,10 +171,15 @@ class Streams:
             if seq <= start_seq:
                 continue
             kind = log_entry["type"]
+            if "away" in log_entry:  # a bot stands in for an absent human from here on
+                absent = log_entry["away"]
+                away[Seat[log_entry["seat"]]] = Occupant(absent, names.get(absent))
+            elif kind == "reclaim":
+                away[Seat[log_entry["seat"]]] = None
             if kind in ("timeout", "close") and since < seq <= table.version:
                 closing = GameEvent.TURN_TIMED_OUT if kind == "timeout" else GameEvent.TABLE_CLOSED
                 seat = Seat[log_entry["seat"]] if kind == "timeout" else None
-                out.append(_replayed(table, closing, seat, game.copy(), seq, names))
+                out.append(_replayed(table, closing, seat, game.copy(), seq, names, away))
                 continue
             move = entry_move(log_entry)
             if move is None:
@@ -149,7 +190,9 @@ class Streams:
                     event = GameEvent.of(step.event.kind)
                     if kind == "reclaim":
                         event = GameEvent.SEAT_RECLAIMED
-                    out.append(_replayed(table, event, step.event.seat, step.state, version, names))
+                    out.append(
+                        _replayed(table, event, step.event.seat, step.state, version, names, away)
+                    )
         return out
 
     async def _names(self, players: list[str], table: TableSnapshot) -> dict[str, str]:
@@ -159,6 +202,62 @@ class Streams:
             async with self.ledger.db.read() as session:
                 names.update(await repo.usernames(session, missing))
         return names
+
+    async def seat_presence(self, viewer: Viewer, table_id: str) -> list[SeatPresence]:
+        """The four seats' presence, for whoever may see the table's game."""
+        table, viewer = await self.tables.get_visible(viewer, table_id)
+        self.check_viewer(viewer, table)
+        assert self.presence is not None
+        return await self.presence.seats(table)
+
+    async def presence_updates(self, viewer: Viewer, table_id: str) -> AsyncIterator[SeatPresence]:
+        """First the four seats' presence, then each change: a player connecting or
+        disconnecting, or a seat changing hands. Ends when the table closes."""
+        table, viewer = await self.tables.get_visible(viewer, table_id)
+        self.check_viewer(viewer, table)
+        assert self.presence is not None
+        channels = (presence_channel(table_id), game_channel(table_id))
+        with await self.broker.subscribe(*channels) as subscription:
+            table = self.tables.visible(viewer, await self.ledger.get(table_id))
+            shown = await self.presence.seats(table)
+            for entry in shown:
+                yield entry
+            while True:
+                message = await subscription.get()
+                if isinstance(message, PresenceMessage):
+                    seat = table.seat_of(message.player_id)
+                    if seat is None or shown[seat].connected is message.connected:
+                        continue
+                    entry = SeatPresence(
+                        seat, message.player_id, message.connected, message.changed_at
+                    )
+                elif message is RESYNC or isinstance(message, GameMessage):
+                    if (
+                        isinstance(message, GameMessage)
+                        and message.table.occupants == table.occupants
+                        and message.table.status is not TableStatus.CLOSED
+                    ):
+                        continue  # a move: nobody came or went
+                    current = await self.ledger.get(table_id)
+                    if current is None:
+                        return
+                    table = current
+                    fresh = await self.presence.seats(table)
+                    changed = [e for e, old in zip(fresh, shown, strict=True) if e != old]
+                    for entry in changed:
+                        if (entry.player_id, entry.connected) != (
+                            shown[entry.seat].player_id,
+                            shown[entry.seat].connected,
+                        ):
+                            yield entry
+                        shown[entry.seat] = entry
+                    if table.status is TableStatus.CLOSED:
+                        return
+                    continue
+                else:
+                    continue
+                shown[entry.seat] = entry
+                yield entry
 
     async def lobby_updates(self, viewer: Viewer) -> AsyncIterator[LobbyChange]:
         """Lobby changes of tables the subscriber may see: a table appears (TABLE_CREATED)
@@ -221,6 +320,7 @@ def _replayed(
     game: Game,
     version: int,
     names: dict[str, str],
+    away: list[Occupant | None] | None = None,
 ) -> GameMessage:
     occupants = tuple(
         Occupant.bot(s)
@@ -234,6 +334,11 @@ def _replayed(
     # Only the current version's deadline is known; a replayed older turn shows none.
     deadline = table.turn_deadline if version == table.version else None
     replayed = table.evolve(
-        game=game, version=version, occupants=occupants, status=status, turn_deadline=deadline
+        game=game,
+        version=version,
+        occupants=occupants,
+        status=status,
+        turn_deadline=deadline,
+        away=tuple(away) if away is not None else NO_AWAY,
     )
     return GameMessage(event, seat, replayed)

@@ -71,7 +71,8 @@ def relation(viewer: Viewer, table: TableSnapshot) -> Relation:
     """How the viewer stands to the table."""
     return Relation(
         is_host=table.host_id == viewer.id,
-        seated=table.seat_of(viewer.id) is not None,
+        # An away player still belongs to the table: they may see it, watch, reclaim.
+        seated=table.seat_of(viewer.id) is not None or table.away_seat(viewer.id) is not None,
         friend_of_host=table.host_id in viewer.friends,
         invited=table.id in viewer.invited and table.status is TableStatus.WAITING,
         join_link=table.id in viewer.join_links,
@@ -231,6 +232,23 @@ class TableService:
             if table.status is TableStatus.PLAYING:
                 return _leave_playing(table, seat)
             raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
+
+        _, after = await self.ledger.change(table_id, decide)
+        return after
+
+    async def reclaim(self, viewer: Viewer, table_id: str) -> TableSnapshot:
+        """The away player of a seat takes it back from the bot standing in (until the
+        game is over); if it is the seat's turn, a fresh clock starts."""
+        await self.get_visible(viewer, table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            self.visible(viewer, table)
+            seat = table.away_seat(viewer.id)
+            if seat is None:
+                raise RuleError(ErrorCode.FORBIDDEN, "no seat here is held for you")
+            if table.status is not TableStatus.PLAYING or table.game is None:
+                raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
+            return _reclaim(table, seat)
 
         _, after = await self.ledger.change(table_id, decide)
         return after
@@ -478,6 +496,33 @@ def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
     if not humans and all(a is None for a in replaced.away):
         # Nobody could come back: the game is abandoned rather than run by bots alone.
         close_table(replaced, change)
+    return change
+
+
+def _reclaim(table: TableSnapshot, seat: Seat) -> Change:
+    away = table.away[seat]
+    assert table.game is not None and away is not None
+    game = table.game.copy()
+    move = ReplacePlayer(seat, away.player_id)
+    steps = game.apply_steps(move)
+    occupants = list(table.occupants)
+    occupants[seat] = away
+    still_away = list(table.away)
+    still_away[seat] = None
+    timeouts = list(table.timeouts)
+    timeouts[seat] = 0
+    back = table.evolve(
+        occupants=tuple(occupants),
+        away=tuple(still_away),
+        timeouts=tuple(timeouts),
+        game=steps[-1].state,
+        version=table.version + 1,
+    )
+    change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
+    change.add(GameEvent.SEAT_RECLAIMED, back, seat)
+    change.log_entry(
+        back.version, 1, {"type": "reclaim", "seat": seat.name, "player": away.player_id}
+    )
     return change
 
 

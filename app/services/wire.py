@@ -21,6 +21,7 @@ from app.rules.serialize import (
 
 from .auth import Player, TokenRevoked
 from .events import GameEvent, LobbyEvent
+from .live.presence import PresenceMessage
 from .model import (
     GameMessage,
     JoinPolicy,
@@ -33,7 +34,7 @@ from .model import (
 from .play.live import live_data, live_from_data
 from .social import FriendRequest, Invitation, Notice, NoticeKind
 
-Message = GameMessage | LobbyMessage | Notice | TokenRevoked
+Message = GameMessage | LobbyMessage | Notice | TokenRevoked | PresenceMessage
 
 
 def encode(message: Message) -> bytes:
@@ -50,6 +51,11 @@ def encode(message: Message) -> bytes:
         body = {"k": "lobby", "event": message.event, "table": _table(message.table)}
     elif isinstance(message, TokenRevoked):
         body = {"k": "revoked", "hash": message.token_hash}
+    elif isinstance(message, PresenceMessage):
+        body = {
+            "k": "presence",
+            "p": [message.table_id, message.player_id, message.connected, message.changed_at],
+        }
     else:
         body = {"k": "notice", **_notice(message)}
     return json.dumps(body, separators=(",", ":")).encode()
@@ -68,6 +74,9 @@ def decode(data: bytes | str) -> Message:
         return LobbyMessage(LobbyEvent(body["event"]), _untable(body["table"]))
     if kind == "revoked":
         return TokenRevoked(body["hash"])
+    if kind == "presence":
+        table_id, player_id, connected, changed_at = body["p"]
+        return PresenceMessage(table_id, player_id, connected, changed_at)
     return _unnotice(body)
 
 

@@ -56,10 +56,10 @@ class PresenceStore(ABC):
         disconnected because of them."""
         return []
 
-    async def start(self) -> None:
+    async def start(self) -> None:  # noqa: B027 - nothing to connect in memory
         """Connect."""
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027
         """Disconnect (a Redis store leaves its entries to expire with its heartbeat)."""
 
 
@@ -120,7 +120,7 @@ class RedisPresence(PresenceStore):
 
     def __init__(self, url: str, ttl_seconds: float = 15.0) -> None:
         self.url = url
-        self.ttl = max(1, int(round(ttl_seconds)))
+        self.ttl = max(1, round(ttl_seconds))
         self.process_id = uuid.uuid4().hex
         self._redis: Redis | None = None
 
@@ -146,23 +146,23 @@ class RedisPresence(PresenceStore):
 
     async def connect(self, table_id: str, player_id: str) -> Mark | None:
         now = time.time()
-        await self.redis.sadd(self._entries(self.process_id), f"{table_id}|{player_id}")  # type: ignore[misc]
-        changed = await self.redis.eval(_CONNECT, 2, *self._keys(table_id), player_id, now)  # type: ignore[misc]
+        await self.redis.sadd(self._entries(self.process_id), f"{table_id}|{player_id}")
+        changed = await self.redis.eval(_CONNECT, 2, *self._keys(table_id), player_id, now)
         return Mark(True, now) if changed else None
 
     async def disconnect(self, table_id: str, player_id: str) -> Mark | None:
         now = time.time()
-        await self.redis.srem(self._entries(self.process_id), f"{table_id}|{player_id}")  # type: ignore[misc]
-        changed = await self.redis.eval(_DISCONNECT, 2, *self._keys(table_id), player_id, now)  # type: ignore[misc]
+        await self.redis.srem(self._entries(self.process_id), f"{table_id}|{player_id}")
+        changed = await self.redis.eval(_DISCONNECT, 2, *self._keys(table_id), player_id, now)
         return Mark(False, now) if changed else None
 
     async def marks(self, table_id: str) -> dict[str, Mark]:
         count_key, at_key = self._keys(table_id)
-        counts = await self.redis.hgetall(count_key)  # type: ignore[misc]
-        stamps = await self.redis.hgetall(at_key)  # type: ignore[misc]
+        counts = await self.redis.hgetall(count_key)
+        stamps = await self.redis.hgetall(at_key)
         out: dict[str, Mark] = {}
         for raw_player, raw_at in stamps.items():
-            player = raw_player.decode()
+            player = _text(raw_player)
             count = int(counts.get(raw_player, 0))
             out[player] = Mark(count > 0, float(raw_at))
         return out
@@ -170,7 +170,7 @@ class RedisPresence(PresenceStore):
     async def _alive(self) -> bool:
         """Refresh this process's heartbeat; True if it had been given up for dead."""
         await self.redis.set(PREFIX + "alive:" + self.process_id, b"1", ex=self.ttl)
-        added = await self.redis.sadd(PREFIX + "processes", self.process_id)  # type: ignore[misc]
+        added = await self.redis.sadd(PREFIX + "processes", self.process_id)
         return bool(added)
 
     async def heartbeat(self, local: set[tuple[str, str]]) -> list[tuple[str, str, Mark]]:
@@ -180,29 +180,31 @@ class RedisPresence(PresenceStore):
             for table_id, player_id in local:
                 await self.connect(table_id, player_id)
         changes: list[tuple[str, str, Mark]] = []
-        processes = await self.redis.smembers(PREFIX + "processes")  # type: ignore[misc]
+        processes = await self.redis.smembers(PREFIX + "processes")
         for raw in processes:
-            process_id = raw.decode()
+            process_id = _text(raw)
             if process_id == self.process_id:
                 continue
             if await self.redis.exists(PREFIX + "alive:" + process_id):
                 continue
-            if not await self.redis.srem(PREFIX + "processes", process_id):  # type: ignore[misc]
+            if not await self.redis.srem(PREFIX + "processes", process_id):
                 continue  # another process is reaping it
             changes += await self._reap(process_id)
         return changes
 
     async def _reap(self, process_id: str) -> list[tuple[str, str, Mark]]:
         entries_key = self._entries(process_id)
-        entries = await self.redis.smembers(entries_key)  # type: ignore[misc]
+        entries = await self.redis.smembers(entries_key)
         await self.redis.delete(entries_key)
         now = time.time()
         changes = []
         for raw in entries:
-            table_id, _, player_id = raw.decode().partition("|")
-            changed = await self.redis.eval(  # type: ignore[misc]
-                _DISCONNECT, 2, *self._keys(table_id), player_id, now
-            )
+            table_id, _, player_id = _text(raw).partition("|")
+            changed = await self.redis.eval(_DISCONNECT, 2, *self._keys(table_id), player_id, now)
             if changed:
                 changes.append((table_id, player_id, Mark(False, now)))
         return changes
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode() if isinstance(raw, bytes) else raw

@@ -29,19 +29,21 @@ TIMEOUTS_BEFORE_REPLACEMENT = 2
 
 # Changes that leave a running clock as it is when the same seat stays on turn: a reveal
 # is part of the bid turn, a timeout's deadline stays due until its move is made, and
-# another seat changing hands does not give the seat on turn more time.
+# another seat changing hands does not give the seat on turn more time. (A reclaimed
+# seat on turn gets a fresh clock: before, a bot was on turn, untimed.)
 _KEEPS_CLOCK = frozenset(
     {
         GameEvent.HAND_REVEALED,
         GameEvent.TURN_TIMED_OUT,
         GameEvent.PLAYER_REPLACED,
+        GameEvent.SEAT_RECLAIMED,
         GameEvent.TABLE_UPDATED,
         GameEvent.HOST_CHANGED,
     }
 )
 
 
-def stamp_clocks(before: TableSnapshot, change: Change, now: float) -> None:
+def stamp_clocks(before: TableSnapshot, change: Change, now: float, scale: float = 1.0) -> None:
     """Give each table of `change` its turn deadline: a fresh one when a human's turn
     starts, the running one when the same turn goes on, none when nothing is timed.
     A timed-out seat's owed move is forgotten once the turn passed on."""
@@ -55,7 +57,7 @@ def stamp_clocks(before: TableSnapshot, change: Change, now: float) -> None:
         elif on_turn is seat and deadline is not None and message.event in _KEEPS_CLOCK:
             fresh = deadline
         else:
-            fresh = now + table.turn_seconds
+            fresh = now + table.turn_seconds * scale
         timed_out = table.timed_out if table.timed_out is on_turn else None
         if fresh != table.turn_deadline or timed_out is not table.timed_out:
             message.table = table.evolve(turn_deadline=fresh, timed_out=timed_out)
