@@ -342,9 +342,8 @@ async def test_the_last_human_leaving_closes_the_table_for_everyone_watching(
         assert closed["view"]["version"] == replaced["view"]["version"] + 1
         while True:
             item = await asyncio.wait_for(lobby.get(), 10)
-            if item["lobbyUpdates"]["tableId"] == table_id:
-                if item["lobbyUpdates"]["event"] == "TABLE_REMOVED":
-                    break
+            if item["lobbyUpdates"] == {"event": "TABLE_REMOVED", "tableId": table_id}:
+                break
     status = await spectator.call("query($t: ID!) { table(id: $t) { status } }", t=table_id)
     assert status["table"]["status"] == "CLOSED"
     # Every move is refused; a new subscription sees the last change and ends.
