@@ -33,7 +33,7 @@ def pair(tmp_path: Path) -> Iterator[Pair]:
     """Processes A and B of their own (a test may kill one)."""
     broker = redis_url()
     with postgres_database() as url:
-        env = {"SPADES_BROKER_URL": broker}
+        env = {"SPADES_BROKER_URL": broker, "SPADES_TURN_CLOCK_SCALE": "1"}
         a = LiveServer(tmp_path / "a.db", env=env, database_url=url)
         b = LiveServer(tmp_path / "b.db", env=env, database_url=url)
         a.start()

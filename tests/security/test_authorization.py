@@ -489,6 +489,48 @@ CASES = [
         each("FORBIDDEN"),
     ),
     Case(
+        "presence of a private table",
+        "presence",
+        "query($t: ID!) { presence(tableId: $t) { seat connected } }",
+        "private",
+        on_table,
+        each("NOT_FOUND"),
+    ),
+    Case(
+        "presence of a table closed to spectators",
+        "presence",
+        "query($t: ID!) { presence(tableId: $t) { seat connected } }",
+        "closed",
+        on_table,
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "reclaimSeat by someone who is not the seat's away player",
+        "reclaimSeat",
+        "mutation($t: ID!) { reclaimSeat(tableId: $t) { id } }",
+        "playing",
+        on_table,
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "presenceUpdates of a private table",
+        "presenceUpdates",
+        "subscription($t: ID!) { presenceUpdates(tableId: $t) { seat connected } }",
+        "private",
+        on_table,
+        each("NOT_FOUND"),
+        websocket=True,
+    ),
+    Case(
+        "presenceUpdates of a table closed to spectators",
+        "presenceUpdates",
+        "subscription($t: ID!) { presenceUpdates(tableId: $t) { seat connected } }",
+        "closed",
+        on_table,
+        each("FORBIDDEN"),
+        websocket=True,
+    ),
+    Case(
         "gameUpdates of a private table",
         "gameUpdates",
         GAME_UPDATES,
@@ -523,6 +565,7 @@ OWN_ONLY = {
     "blockPlayer": "changes the caller's own block list only",
     "lobbyUpdates": "test_lobby_updates_never_show_a_table_the_subscriber_may_not_see",
     "notifications": "test_notifications_reach_only_their_addressee",
+    "serverTime": "the server's clock, the same for everyone",
 }
 
 

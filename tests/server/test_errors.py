@@ -227,11 +227,18 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         "mutation($t: ID!, $p: ID!) { kickPlayer(tableId: $t, playerId: $p) { id } }",
         {"t": TID, "p": TID},
     ),
+    "serverTime": ("{ serverTime }", {}),
+    "presence": ("query($t: ID!) { presence(tableId: $t) { seat } }", {"t": TID}),
+    "reclaimSeat": ("mutation($t: ID!) { reclaimSeat(tableId: $t) { id } }", {"t": TID}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
     "lobbyUpdates": ("subscription { lobbyUpdates { event tableId } }", {}),
     "notifications": ("subscription { notifications { event } }", {}),
+    "presenceUpdates": (
+        "subscription($t: ID!) { presenceUpdates(tableId: $t) { seat } }",
+        {"t": TID},
+    ),
 }
 BAD_TOKENS = {
     "no token": None,

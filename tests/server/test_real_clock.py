@@ -6,9 +6,23 @@ from __future__ import annotations
 import asyncio
 import time
 
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
 from tests.support.live import LIVE_GAME, game_updates, instant, seat_of
 from tests.support.scenarios import signed_up
 from tests.support.server import LiveServer
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A server of its own with real turn clocks (the tests restart it)."""
+    live = LiveServer(tmp_path / "spades.db", env={"SPADES_TURN_CLOCK_SCALE": "1"})
+    live.start()
+    yield live
+    live.stop()
 
 
 async def test_a_silent_human_is_played_for_after_5_real_seconds(

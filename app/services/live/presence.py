@@ -104,9 +104,19 @@ class PresenceService:
         ]
 
     async def stop(self) -> None:
-        """Stop the loops and timers (a stopped process's entries expire in Redis)."""
+        """Stop the loops and timers; the players held here count as gone at once (a
+        killed process's are reaped by the others once its heartbeat lapses)."""
         for handle in [*self._leaving.values(), *self._replacing.values()]:
             handle.cancel()
+        held = [key for key, count in self._local.items() if count] + list(self._leaving)
+        self._local.clear()
+        self._leaving.clear()
+        for table_id, player_id in held:
+            with contextlib.suppress(Exception):
+                mark = await self.store.disconnect(table_id, player_id)
+                if mark is not None:
+                    message = PresenceMessage(table_id, player_id, False, mark.changed_at)
+                    await self.broker.publish(presence_channel(table_id), message)
         tasks = [*self._loops, *self._tasks]
         for task in tasks:
             task.cancel()
