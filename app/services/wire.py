@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.rules.levels import BotLevel
+from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import Seat
 from app.rules.serialize import (
     finished_from_json,
@@ -23,6 +23,7 @@ from .auth import Player, TokenRevoked
 from .events import GameEvent, LobbyEvent
 from .live.presence import PresenceMessage
 from .model import (
+    DEFAULT_TURN_SECONDS,
     GameMessage,
     JoinPolicy,
     LobbyMessage,
@@ -121,8 +122,9 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
 
 
 def _untable(d: dict[str, Any]) -> TableSnapshot:
-    clock = d["clock"]
-    live = live_from_data(d["live"])
+    # A process of the previous release sends no live-table fields: their defaults.
+    clock = d.get("clock") or [DEFAULT_TURN_SECONDS, DEFAULT_BOT_LEVEL.value, None]
+    live = live_from_data(d.get("live"))
     return TableSnapshot(
         id=d["id"],
         name=d["name"],
