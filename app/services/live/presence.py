@@ -176,7 +176,11 @@ class PresenceService:
         self._leaving.pop(key, None)
         if self._local.get(key):
             return
-        mark = await self.store.disconnect(*key)
+        try:
+            mark = await self.store.disconnect(*key)
+        except Exception:  # Redis is away: its heartbeat lapses, and others reap it
+            log.warning("presence: could not count a disconnection", exc_info=True)
+            return
         if mark is not None:
             await self._announce(*key, mark)
 
