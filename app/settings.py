@@ -59,6 +59,8 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
+    rematch_seconds: int = 300
     # Live tables (RULES.md). The timings are settings so tests can shorten them.
     reconnect_seconds: float = 60.0  # disconnected this long mid-game: a bot takes the seat
     presence_grace_seconds: float = 3.5  # a resubscription within this shows no change
@@ -108,6 +110,7 @@ def load_settings() -> Settings:
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
+        rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
         reconnect_seconds=_float("SPADES_RECONNECT_SECONDS", base.reconnect_seconds),
         presence_grace_seconds=_float("SPADES_PRESENCE_GRACE_SECONDS", base.presence_grace_seconds),
         presence_heartbeat_seconds=_float(

@@ -13,16 +13,22 @@ from strawberry.types import ExecutionContext
 
 from app.settings import Settings
 
+from .chat import ChatMutation, ChatQuery, ChatSubscription
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
 from .live import LiveMutation, LiveQuery, LiveSubscription
 from .metrics import MetricsExtension
+from .rematch import RematchMutation
 from .social import SocialMutation, SocialQuery, SocialSubscription
 
-Query = merge_types("Query", (CoreQuery, SocialQuery, LiveQuery))
-Mutation = merge_types("Mutation", (CoreMutation, SocialMutation, LiveMutation))
-Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription, LiveSubscription))
+Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, LiveQuery))
+Mutation = merge_types(
+    "Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation, LiveMutation)
+)
+Subscription = merge_types(
+    "Subscription", (CoreSubscription, SocialSubscription, ChatSubscription, LiveSubscription)
+)
 
 
 class SpadesSchema(strawberry.Schema):

@@ -46,6 +46,9 @@ class Table:
     join_policy: JoinPolicy
     spectating: bool
     seats: list[SeatState]
+    rematch_of: strawberry.ID | None = strawberry.field(
+        default=None, description="the table this one is the rematch of"
+    )
 
     @strawberry.field(description="the game as seen by the caller")
     def game(self) -> GameView:
@@ -80,4 +83,5 @@ class Table:
             join_policy=JoinPolicy[table.join_policy.value],
             spectating=table.spectating,
             seats=seat_states(table),
+            rematch_of=strawberry.ID(table.rematch_of) if table.rematch_of else None,
         )

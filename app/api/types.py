@@ -209,6 +209,12 @@ class GameView:
         description="ISO-8601 UTC instant at which the seat on turn is played for; null if "
         "untimed, no turn, or a bot's turn"
     )
+    next_table_id: strawberry.ID | None = strawberry.field(
+        default=None, description="the rematch table, set by REMATCH_STARTED"
+    )
+    rematch_requests: list[Seat] = strawberry.field(
+        default_factory=list, description="seats that asked for a rematch, NORTH first"
+    )
 
 
 # ---------------------------------------------------------------------------- converters
@@ -337,6 +343,8 @@ def game_view(
             if table.turn_deadline is not None and table.clock_seat is not None
             else None
         ),
+        next_table_id=strawberry.ID(table.next_table_id) if table.next_table_id else None,
+        rematch_requests=[Seat[s.name] for s in table.rematch_requests],
     )
 
 

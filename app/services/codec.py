@@ -11,9 +11,12 @@ from app.rules.seats import Seat
 
 LogEntry = dict[str, Any]
 
-# Log entries that change the table, not the game (seats, options, host, a timeout, the
-# closing).
-TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host", "timeout", "close"})
+# Log entries that change the table, not the game (seats, options, host, rematch, a
+# timeout, the closing).
+REMATCH_ENTRIES = frozenset({"rematch", "rematch_started"})
+TABLE_ENTRIES = frozenset(
+    {"sit", "leave", "start", "options", "host", "timeout", "close", *REMATCH_ENTRIES}
+)
 
 
 def move_entry(move: Move) -> LogEntry:

@@ -17,7 +17,7 @@ from .auth import Player
 from .codec import move_entry
 from .events import GameEvent, LobbyEvent
 from .ledger import Change, Ledger
-from .model import TableSnapshot, TableStatus
+from .model import TableSnapshot, TableStatus, now_ts
 from .play.clock import reset_timeouts
 from .social import SocialService
 from .tables import TableService, plausible_id
@@ -44,9 +44,11 @@ def apply_move(table: TableSnapshot, move: Move) -> Change:
         over = step.state.phase is Phase.GAME_OVER
         status = TableStatus.FINISHED if over else table.status
         event = GameEvent.of(step.event.kind)
+        # When the game ended starts the rematch window (RULES.md, Rematch).
+        finished_at = now_ts() if over else table.finished_at
         change.add(
             event,
-            table.evolve(game=step.state, version=version, status=status),
+            table.evolve(game=step.state, version=version, status=status, finished_at=finished_at),
             step.event.seat,
         )
         if event in LOBBY_WORTHY:

@@ -18,11 +18,14 @@ from app.store.tables import stalled_bot_tables
 
 from . import wire
 from .auth import AuthService, TokenRevoked, hash_token
+from .chat.limits import ChatLimiter
+from .chat.service import ChatService
 from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
 from .limits import Limiter, MemoryLimiter, RedisLimiter
 from .live.presence import PresenceService, PresenceTimings
 from .live.store import MemoryPresence, PresenceStore, RedisPresence
+from .play.rematch import RematchService
 from .play.timers import ClockTimers
 from .social import SocialService
 from .streams import Streams
@@ -91,6 +94,18 @@ class Services:
         )
         self.streams = Streams(self.ledger, self.broker, self.tables, self.social, self.presence)
         self.limits: Limiter = make_limiter(settings)
+        self.rematch = RematchService(
+            self.ledger, self.tables, self.social, self.bots, settings.rematch_seconds
+        )
+        # The chat limit is a rule of chat: on whatever SPADES_RATE_LIMITS says.
+        self.chat = ChatService(
+            self.db,
+            self.broker,
+            self.ledger,
+            self.tables,
+            self.social,
+            ChatLimiter(settings.broker_url),
+        )
         self._sweeper: asyncio.Task[None] | None = None
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
@@ -122,6 +137,7 @@ class Services:
         await self.clocks.stop()
         await self.bots.stop()
         await self.limits.close()
+        await self.chat.limiter.close()
         await self.broker.close()
         await self.db.dispose()
 

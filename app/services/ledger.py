@@ -14,10 +14,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from sqlmodel.ext.asyncio.session import AsyncSession
+
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.levels import BotLevel
-from app.rules.seats import SEATS
+from app.rules.seats import SEATS, Seat
 from app.rules.serialize import game_from_json, game_to_json
 from app.store import tables as repo
 from app.store.db import Database
@@ -120,29 +122,11 @@ class Ledger:
     async def create(self, snapshot: TableSnapshot) -> None:
         """Store a new table (with its host seated) and announce it in the lobby."""
         async with self.db.write() as session:
-            session.add(
-                TableRow(
-                    id=snapshot.id,
-                    name=snapshot.name,
-                    host_id=snapshot.host_id,
-                    visibility=snapshot.visibility.value,
-                    join_policy=snapshot.join_policy.value,
-                    spectating=snapshot.spectating,
-                    status=snapshot.status.value,
-                    version=snapshot.version,
-                    turn_seconds=snapshot.turn_seconds,
-                    replacement_bot=snapshot.replacement_bot.value,
-                    created_at=snapshot.created_at,
-                    seed=str(snapshot.deal_seed) if snapshot.deal_seed is not None else None,
-                )
-            )
-            await session.flush()
-            for seat in SEATS:
-                occupant = snapshot.occupants[seat]
-                if occupant is not None:
-                    session.add(
-                        SeatRow(table_id=snapshot.id, seat=seat.name, player_id=occupant.player_id)
-                    )
+            await insert_table(session, snapshot)
+        await self.announce(snapshot)
+
+    async def announce(self, snapshot: TableSnapshot) -> None:
+        """Remember a table just stored and tell the lobby about it (best effort)."""
         self._remember(snapshot)
         try:
             await self.broker.publish(
@@ -169,6 +153,10 @@ class Ledger:
                 self._react(change, after)
             return change, after
         raise _conflict()
+
+    def opened(self, table: TableSnapshot) -> None:
+        """React to a table stored outside `change` (a rematch table, its game started)."""
+        self._react(Change(), table)
 
     def _react(self, change: Change, after: TableSnapshot) -> None:
         for reactor in self.reactors:
@@ -288,6 +276,25 @@ class Ledger:
         self._cache.pop(table_id, None)
 
 
+async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
+    """Insert a new table's row and its occupied seats (inside the caller's transaction)."""
+    session.add(
+        TableRow(
+            id=snapshot.id,
+            created_at=snapshot.created_at,
+            seed=str(snapshot.deal_seed) if snapshot.deal_seed is not None else None,
+            rematch_of=snapshot.rematch_of,
+            **_row_values(snapshot),
+        )
+    )
+    await session.flush()
+    for seat in SEATS:
+        occupant = snapshot.occupants[seat]
+        if occupant is not None:
+            session.add(SeatRow(table_id=snapshot.id, seat=seat.name, player_id=occupant.player_id))
+    await session.flush()
+
+
 def _conflict() -> RuleError:
     return RuleError(ErrorCode.CONFLICT, "the game moved on: reload and try again")
 
@@ -306,6 +313,9 @@ def _row_values(table: TableSnapshot) -> dict[str, Any]:
         "replacement_bot": table.replacement_bot.value,
         "turn_deadline": table.turn_deadline,
         "live_state": live_to_json(table),
+        "finished_at": table.finished_at,
+        "rematch_requests": ",".join(s.name for s in table.rematch_requests) or None,
+        "next_table_id": table.next_table_id,
     }
 
 
@@ -342,4 +352,8 @@ def snapshot_from_rows(
         away=live.away,
         timeouts=live.timeouts,
         timed_out=live.timed_out,
+        finished_at=table.finished_at,
+        rematch_requests=tuple(Seat[s] for s in (table.rematch_requests or "").split(",") if s),
+        rematch_of=table.rematch_of,
+        next_table_id=table.next_table_id,
     )

@@ -98,6 +98,12 @@ class TableSnapshot:
     away: tuple[Occupant | None, ...] = NO_AWAY  # per seat: the human a bot stands in for
     timeouts: tuple[int, ...] = NO_TIMEOUTS  # per seat: consecutive timeouts
     timed_out: Seat | None = None  # TURN_TIMED_OUT is committed, the move for it still owed
+    # Rematch (RULES.md, Rematch): when the game ended, the seats that asked for a
+    # rematch, the table this one is the rematch of, and the rematch table once it started.
+    finished_at: float | None = None
+    rematch_requests: tuple[Seat, ...] = ()
+    rematch_of: str | None = None
+    next_table_id: str | None = None
 
     @property
     def phase(self) -> Phase:

@@ -13,11 +13,12 @@ from app.rules.seats import SEATS, Seat
 from app.store import tables as repo
 
 from .access import can_see, can_watch
-from .codec import entry_move
+from .codec import REMATCH_ENTRIES, entry_move
 from .events import GameEvent, LobbyEvent
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
 from .live.presence import PresenceMessage, PresenceService, SeatPresence, presence_channel
 from .model import NO_AWAY, GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
+from .play.rematch import replayed_rematch
 from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
 from .tables import TableService, relation
 
@@ -163,6 +164,7 @@ class Streams:
         names = await self._names(entry["players"], table)
         out: list[GameMessage] = []
         away: list[Occupant | None] = list(NO_AWAY)
+        asked: tuple[Seat, ...] = ()
         if since < start_seq:
             out.append(
                 _replayed(table, GameEvent.GAME_STARTED, SEATS[0], game.copy(), start_seq, names)
@@ -171,6 +173,11 @@ class Streams:
             if seq <= start_seq:
                 continue
             kind = log_entry["type"]
+            if kind in REMATCH_ENTRIES:
+                message, asked = replayed_rematch(table, log_entry, seq, asked)
+                if since < seq <= table.version:
+                    out.append(message)
+                continue
             if "away" in log_entry:  # a bot stands in for an absent human from here on
                 absent = log_entry["away"]
                 away[Seat[log_entry["seat"]]] = Occupant(absent, names.get(absent))
@@ -340,5 +347,7 @@ def _replayed(
         status=status,
         turn_deadline=deadline,
         away=tuple(away) if away is not None else NO_AWAY,
+        rematch_requests=(),
+        next_table_id=None,
     )
     return GameMessage(event, seat, replayed)

@@ -81,7 +81,8 @@ def relation(viewer: Viewer, table: TableSnapshot) -> Relation:
     )
 
 
-def _start_entry(game: Game) -> dict[str, object]:
+def start_entry(game: Game) -> dict[str, object]:
+    """The move-log entry of a game's start (its seed and players)."""
     return {
         "type": "start",
         "seed": str(game.seed),
@@ -425,7 +426,7 @@ def _sit(table: TableSnapshot, seat: Seat, occupant: Occupant) -> Change:
         game, _event = Game.start(players, seed=table.deal_seed)
         started = seated.evolve(game=game, status=TableStatus.PLAYING, version=seated.version + 1)
         change.add(GameEvent.GAME_STARTED, started, game.hand.dealer)
-        change.log_entry(started.version, 1, _start_entry(game))
+        change.log_entry(started.version, 1, start_entry(game))
     return change
 
 

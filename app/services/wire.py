@@ -20,6 +20,7 @@ from app.rules.serialize import (
 )
 
 from .auth import Player, TokenRevoked
+from .chat.model import ChatMessage, chat_from_data, chat_to_data
 from .events import GameEvent, LobbyEvent
 from .live.presence import PresenceMessage
 from .model import (
@@ -35,7 +36,7 @@ from .model import (
 from .play.live import live_data, live_from_data
 from .social import FriendRequest, Invitation, Notice, NoticeKind
 
-Message = GameMessage | LobbyMessage | Notice | TokenRevoked | PresenceMessage
+Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage | PresenceMessage
 
 
 def encode(message: Message) -> bytes:
@@ -52,6 +53,8 @@ def encode(message: Message) -> bytes:
         body = {"k": "lobby", "event": message.event, "table": _table(message.table)}
     elif isinstance(message, TokenRevoked):
         body = {"k": "revoked", "hash": message.token_hash}
+    elif isinstance(message, ChatMessage):
+        body = {"k": "chat", **chat_to_data(message)}
     elif isinstance(message, PresenceMessage):
         body = {
             "k": "presence",
@@ -75,6 +78,8 @@ def decode(data: bytes | str) -> Message:
         return LobbyMessage(LobbyEvent(body["event"]), _untable(body["table"]))
     if kind == "revoked":
         return TokenRevoked(body["hash"])
+    if kind == "chat":
+        return chat_from_data(body)
     if kind == "presence":
         table_id, player_id, connected, changed_at = body["p"]
         return PresenceMessage(table_id, player_id, connected, changed_at)
@@ -118,6 +123,10 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
         "clock": [t.turn_seconds, t.replacement_bot.value, t.turn_deadline],
         "live": live_data(t),
+        "finishedAt": t.finished_at,
+        "rematch": [s.name for s in t.rematch_requests],
+        "rematchOf": t.rematch_of,
+        "next": t.next_table_id,
     }
 
 
@@ -151,6 +160,10 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         away=live.away,
         timeouts=live.timeouts,
         timed_out=live.timed_out,
+        finished_at=d.get("finishedAt"),
+        rematch_requests=tuple(Seat[s] for s in d.get("rematch", ())),
+        rematch_of=d.get("rematchOf"),
+        next_table_id=d.get("next"),
     )
 
 

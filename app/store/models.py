@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import BigInteger, Column, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -70,6 +70,12 @@ class TableRow(SQLModel, table=True):
     live_state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
+    # Rematch: when the game ended, the seats that asked (comma-separated names), the
+    # table this one is the rematch of, and the table the rematch opened.
+    finished_at: float | None = None
+    rematch_requests: str | None = Field(default=None, max_length=40)
+    rematch_of: str | None = Field(default=None, max_length=32)
+    next_table_id: str | None = Field(default=None, max_length=32)
 
 
 class SeatRow(SQLModel, table=True):
@@ -172,3 +178,23 @@ class LinkGrantRow(SQLModel, table=True):
     kind: str = Field(primary_key=True, max_length=10)
     code_hash: str = Field(max_length=64)
     created_at: float = Field(default_factory=now)
+
+
+class ChatMessageRow(SQLModel, table=True):
+    """A table chat message; only the last 100 of each table's channel are kept."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_channel", "table_id", "channel", "seq"),)
+
+    seq: int | None = Field(
+        default=None,
+        sa_column=Column(
+            BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+        ),
+    )
+    id: str = Field(max_length=32, unique=True)
+    table_id: str = Field(foreign_key="tables.id", max_length=32)
+    channel: str = Field(max_length=16)
+    player_id: str = Field(foreign_key="players.id", max_length=32)
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    sent_at: float = Field(default_factory=now)

@@ -28,6 +28,9 @@ TABLE_COLUMNS = (
     "replacement_bot",
     "turn_deadline",
     "live_state",
+    "finished_at",
+    "rematch_requests",
+    "next_table_id",
     "updated_at",
 )
 MOVE_COLUMNS = ("seq", "changes", "move", "created_at")

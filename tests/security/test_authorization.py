@@ -32,6 +32,13 @@ PASS_CARDS = (
 )
 PLAY_CARD = f"mutation($t: ID!, $c: CardInput!) {{ playCard(tableId: $t, card: $c) {{ {GAME} }} }}"
 GAME_UPDATES = f"subscription($t: ID!) {{ gameUpdates(tableId: $t) {{ event view {{ {GAME} }} }} }}"
+CHAT_FIELDS = "id text from { id }"
+CHAT = f"query($t: ID!) {{ chat(tableId: $t, channel: PLAYERS) {{ {CHAT_FIELDS} }} }}"
+CHAT_MESSAGES = f"subscription($t: ID!) {{ chatMessages(tableId: $t) {{ {CHAT_FIELDS} }} }}"
+SEND_CHAT = (
+    "mutation($t: ID!, $c: ChatChannel!) "
+    f'{{ sendChat(tableId: $t, channel: $c, text: "psst") {{ {CHAT_FIELDS} }} }}'
+)
 
 Card = tuple[str, str]
 
@@ -547,6 +554,75 @@ CASES = [
         on_table,
         each("FORBIDDEN"),
         websocket=True,
+    ),
+]
+
+CASES += [
+    Case(
+        "chat of a private table",
+        "chat",
+        CHAT,
+        "private",
+        on_table,
+        each("NOT_FOUND"),
+    ),
+    Case(
+        "chat of a table closed to spectators",
+        "chat",
+        CHAT,
+        "closed",
+        on_table,
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "sendChat to a private table",
+        "sendChat",
+        SEND_CHAT,
+        "private",
+        lambda world, table: {"t": table, "c": "PLAYERS"},
+        each("NOT_FOUND"),
+    ),
+    Case(
+        "sendChat to the players' channel without a seat",
+        "sendChat",
+        SEND_CHAT,
+        "bidding",
+        lambda world, table: {"t": table, "c": "PLAYERS"},
+        each("FORBIDDEN", ("stranger", "spectator")),
+    ),
+    Case(
+        "sendChat to the spectators' channel from a seat",
+        "sendChat",
+        SEND_CHAT,
+        "bidding",
+        lambda world, table: {"t": table, "c": "SPECTATORS"},
+        {"opponent": "FORBIDDEN"},
+    ),
+    Case(
+        "chatMessages of a private table",
+        "chatMessages",
+        CHAT_MESSAGES,
+        "private",
+        on_table,
+        each("NOT_FOUND"),
+        websocket=True,
+    ),
+    Case(
+        "chatMessages of a table closed to spectators",
+        "chatMessages",
+        CHAT_MESSAGES,
+        "closed",
+        on_table,
+        each("FORBIDDEN"),
+        websocket=True,
+    ),
+    Case(
+        "requestRematch before the game is over",
+        "requestRematch",
+        f"mutation($t: ID!) {{ requestRematch(tableId: $t) {{ {TABLE} }} }}",
+        "bidding",
+        on_table,
+        {"stranger": "FORBIDDEN", "spectator": "FORBIDDEN", "opponent": "WRONG_PHASE"},
     ),
 ]
 

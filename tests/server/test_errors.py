@@ -230,9 +230,19 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "serverTime": ("{ serverTime }", {}),
     "presence": ("query($t: ID!) { presence(tableId: $t) { seat } }", {"t": TID}),
     "reclaimSeat": ("mutation($t: ID!) { reclaimSeat(tableId: $t) { id } }", {"t": TID}),
+    "chat": (
+        "query($t: ID!) { chat(tableId: $t, channel: PLAYERS) { id } }",
+        {"t": TID},
+    ),
+    "sendChat": (
+        'mutation($t: ID!) { sendChat(tableId: $t, channel: PLAYERS, text: "hi") { id } }',
+        {"t": TID},
+    ),
+    "requestRematch": ("mutation($t: ID!) { requestRematch(tableId: $t) { id } }", {"t": TID}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
+    "chatMessages": ("subscription($t: ID!) { chatMessages(tableId: $t) { id } }", {"t": TID}),
     "lobbyUpdates": ("subscription { lobbyUpdates { event tableId } }", {}),
     "notifications": ("subscription { notifications { event } }", {}),
     "presenceUpdates": (

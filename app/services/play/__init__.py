@@ -1,0 +1,1 @@
+"""Services of play at a table once it is set up (rematch)."""

@@ -64,6 +64,13 @@ def stamp_clocks(before: TableSnapshot, change: Change, now: float, scale: float
         deadline, seat = fresh, on_turn
 
 
+def clocked(table: TableSnapshot, now: float, scale: float = 1.0) -> TableSnapshot:
+    """A table that starts outside a change (a rematch table) with its first clock."""
+    seat = table.clock_seat
+    deadline = now + table.turn_seconds * scale if seat is not None else None
+    return table.evolve(turn_deadline=deadline)
+
+
 def reset_timeouts(change: Change, seat: Seat) -> None:
     """A human acted for `seat`: its count of consecutive timeouts starts again."""
     for message in change.steps:

@@ -1,0 +1,128 @@
+"""Chat and rematch on two server processes sharing PostgreSQL and Redis: messages reach
+readers on both processes, the chat limit counts a player's messages on every process,
+and the last two rematch requests sent at once to the two processes open exactly one
+rematch table."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+
+import asyncpg  # type: ignore[import-untyped]
+import pytest
+
+from tests.support.server import LiveServer
+from tests.support.services import postgres_database, redis_url
+from tests.support.table_talk import (
+    chat,
+    chat_refusal,
+    chat_stream,
+    make_live,
+    play_to_game_over,
+    request_rematch,
+    send_chat,
+    table,
+)
+
+from .harness import FastApi, assert_log_complete, logged_moves, move_log, on, plain_url
+
+
+class Pair:
+    """Two server processes sharing one database and one Redis."""
+
+    def __init__(self, a: LiveServer, b: LiveServer, database_url: str) -> None:
+        self.a = a
+        self.b = b
+        self.database_url = database_url
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    """Processes A and B on a fresh PostgreSQL database and the shared Redis."""
+    broker = redis_url()
+    folder = tmp_path_factory.mktemp("talk")
+    with postgres_database() as url:
+        env = {"SPADES_BROKER_URL": broker}
+        a = LiveServer(folder / "a.db", env=env, database_url=url)
+        b = LiveServer(folder / "b.db", env=env, database_url=url)
+        a.start()
+        try:
+            b.start()
+            try:
+                yield Pair(a, b, url)
+            finally:
+                b.stop()
+        finally:
+            a.stop()
+
+
+async def rematches_of(database_url: str, table_id: str) -> list[str]:
+    """Ids of the stored tables that are a rematch of `table_id`."""
+    connection = await asyncpg.connect(plain_url(database_url))
+    try:
+        rows = await connection.fetch("SELECT id FROM tables WHERE rematch_of = $1", table_id)
+    finally:
+        await connection.close()
+    return [r["id"] for r in rows]
+
+
+async def test_chat_reaches_readers_on_both_processes_and_the_limit_counts_everywhere(
+    pair: Pair,
+) -> None:
+    host = await FastApi(pair.a).sign_up()
+    on_a, on_b = await FastApi(pair.a).sign_up(), await FastApi(pair.b).sign_up()
+    table_id = (await host.create_table(name="talk"))["id"]
+    async with AsyncExitStack() as stack:
+        streams = {
+            "a": await stack.enter_async_context(chat_stream(on_a, table_id)),
+            "b": await stack.enter_async_context(chat_stream(on_b, table_id)),
+        }
+        await make_live(streams, host, table_id, "PLAYERS")
+        await send_chat(host, table_id, "PLAYERS", "hello from A")
+        await send_chat(on_b, table_id, "SPECTATORS", "hello from B")
+        for stream in streams.values():
+            assert await stream.until("hello from B") == ["hello from A", "hello from B"]
+    assert await chat(on_b, table_id, "SPECTATORS") == ["hello from B"]
+    assert await chat(on(on_b, pair.a), table_id, "SPECTATORS") == ["hello from B"]
+
+    # Five messages of one player, spread over both processes, fill the player's window.
+    talker = await FastApi(pair.a).sign_up()
+    for number in range(5):
+        api = talker if number % 2 else on(talker, pair.b)
+        await send_chat(api, table_id, "SPECTATORS", f"spread {number}")
+    for api in (talker, on(talker, pair.b)):
+        assert (await chat_refusal(api, table_id, "SPECTATORS", "one more")).code == (
+            "RATE_LIMITED"
+        )
+
+
+async def test_the_last_two_rematch_requests_at_once_on_two_processes_open_one_table(
+    pair: Pair,
+) -> None:
+    north = await FastApi(pair.a).sign_up()
+    south = await FastApi(pair.b).sign_up()
+    table_id = (await north.create_table(name="race", seed=12))["id"]
+    await south.join(table_id, "SOUTH")
+    await north.add_bot(table_id, "EAST")
+    await north.add_bot(table_id, "WEST")
+    # Twice: the first game's race opens a rematch table, whose own game races again.
+    for _race in range(2):
+        over = await play_to_game_over({"NORTH": north, "SOUTH": south}, table_id)
+        answers = await asyncio.gather(
+            request_rematch(north, table_id), request_rematch(south, table_id)
+        )
+        opened = await rematches_of(pair.database_url, table_id)
+        assert len(opened) == 1, opened
+        new_id = opened[0]
+        assert {a["id"] for a in answers} <= {table_id, new_id}
+        assert new_id in {a["id"] for a in answers}
+        entries = [e["type"] for e in await logged_moves(pair.database_url, table_id)]
+        assert entries.count("rematch") == 2 and entries.count("rematch_started") == 1
+        rows, version = await move_log(pair.database_url, table_id)
+        assert version == over["version"] + 3
+        assert_log_complete(rows, version)
+        for player in (north, south, on(north, pair.b), on(south, pair.a)):
+            assert (await table(player, table_id))["game"]["nextTableId"] == new_id
+        assert (await table(south, new_id))["rematchOf"] == table_id
+        table_id = new_id
