@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,7 +13,6 @@ from app.broker.memory import MemoryBroker
 from app.settings import Settings
 from app.store.db import Database
 from app.store.migrate import upgrade
-from app.store.tables import stalled_bot_tables
 
 from . import wire
 from .auth import AuthService, TokenRevoked, hash_token
@@ -33,9 +31,6 @@ from .tables import TableService
 
 log = logging.getLogger(__name__)
 
-# How often each process looks for bot turns nobody is driving (a process died mid-turn).
-BOT_SWEEP_SECONDS = 1.0
-BOT_STALL_SECONDS = 1.5
 REVOCATIONS_CHANNEL = "tokens"
 
 
@@ -75,7 +70,9 @@ class Services:
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
-        self.clocks = ClockTimers(self.ledger, self.db, settings.clock_sweep_seconds)
+        self.clocks = ClockTimers(
+            self.ledger, self.db, settings.clock_sweep_seconds, stalled=self._stalled_bots
+        )
         # The reactions to every committed change, in one place.
         self.ledger.react(self.bots.react)
         self.ledger.react(self.clocks.react)
@@ -106,7 +103,6 @@ class Services:
             self.social,
             ChatLimiter(settings.broker_url),
         )
-        self._sweeper: asyncio.Task[None] | None = None
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -121,7 +117,6 @@ class Services:
         for table in await self.ledger.open_tables():
             if bot_to_move(table) is not None:
                 self.bots.kick(table.id)
-        self._sweeper = asyncio.create_task(self._sweep_forever())
         await self.clocks.start()
         await self.presence.start()
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
@@ -129,10 +124,9 @@ class Services:
 
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
-        for task in (self._sweeper, self._revocations):
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+        if self._revocations is not None:
+            self._revocations.cancel()
+            await asyncio.gather(self._revocations, return_exceptions=True)
         await self.presence.stop()
         await self.clocks.stop()
         await self.bots.stop()
@@ -176,26 +170,9 @@ class Services:
             with contextlib.suppress(Exception):
                 await handler(token_hash)
 
-    async def _sweep_forever(self) -> None:
-        while True:
-            await asyncio.sleep(BOT_SWEEP_SECONDS)
-            with contextlib.suppress(Exception):
-                await self.sweep_bots()
-
-    async def sweep_bots(self) -> None:
-        """Kick the bots of any table where a bot has owed a move for a while: the process
-        that should have driven it may have died. Racing drivers are harmless (the ledger's
-        compare-and-swap lets one bot move apply once).
-
-        One indexed query finds the candidates (playing tables with a bot seat, unchanged
-        for a while), so the sweep stays cheap with hundreds of tables in play."""
-        async with self.db.read() as session:
-            candidates = await stalled_bot_tables(session, time.time() - BOT_STALL_SECONDS)
-        running = self.bots.running
-        for table_id, version in candidates:
-            if table_id in running:
-                continue
-            # Most candidates wait for a human: the cached table tells, without a read.
-            table = self.ledger.cached(table_id, version) or await self.ledger.get(table_id)
-            if table is not None and bot_to_move(table) is not None:
-                self.bots.kick(table_id)
+    def _stalled_bots(self, table_id: str) -> None:
+        """A bot has owed a move past its watchdog (the process that should have driven it
+        may have died): drive it here. Racing drivers are harmless (the ledger's
+        compare-and-swap lets one bot move apply once)."""
+        if table_id not in self.bots.running:
+            self.bots.kick(table_id)

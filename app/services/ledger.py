@@ -271,6 +271,10 @@ class Ledger:
         snapshot = self._cache.get(table_id)
         return snapshot if snapshot is not None and snapshot.version == version else None
 
+    def cached_any(self, table_id: str) -> TableSnapshot | None:
+        """The cached table at whatever version (a hint; decisions re-check)."""
+        return self._cache.get(table_id)
+
     def forget(self, table_id: str) -> None:
         """Drop a cached table (tests use it to force a reload from the database)."""
         self._cache.pop(table_id, None)

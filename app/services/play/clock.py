@@ -22,7 +22,7 @@ from app.rules.seats import Seat
 from ..change import Change
 from ..codec import move_entry
 from ..events import GameEvent, LobbyEvent
-from ..model import NO_TIMEOUTS, Occupant, TableSnapshot
+from ..model import NO_TIMEOUTS, Occupant, TableSnapshot, TableStatus
 
 # Replaced after this many consecutive timeouts of one seat (RULES.md).
 TIMEOUTS_BEFORE_REPLACEMENT = 2
@@ -43,6 +43,22 @@ _KEEPS_CLOCK = frozenset(
 )
 
 
+# A bot's turn carries a watchdog deadline instead of a clock: if nobody moved for this
+# long (the process driving the bot died), the sweep of any process wakes the bots. It is
+# never shown (a bot's turn has no clock) and never times the bot out.
+BOT_WATCHDOG_SECONDS = 1.5
+
+
+def bot_on_turn(table: TableSnapshot) -> bool:
+    """A bot is to move in a game in play."""
+    game = table.game
+    if table.status is not TableStatus.PLAYING or game is None:
+        return False
+    seat = game.turn
+    occupant = table.occupants[seat] if seat is not None else None
+    return occupant is not None and occupant.is_bot
+
+
 def stamp_clocks(before: TableSnapshot, change: Change, now: float, scale: float = 1.0) -> None:
     """Give each table of `change` its turn deadline: a fresh one when a human's turn
     starts, the running one when the same turn goes on, none when nothing is timed.
@@ -53,7 +69,7 @@ def stamp_clocks(before: TableSnapshot, change: Change, now: float, scale: float
         table = message.table
         on_turn = table.clock_seat
         if on_turn is None:
-            fresh = None
+            fresh = now + BOT_WATCHDOG_SECONDS if bot_on_turn(table) else None
         elif on_turn is seat and deadline is not None and message.event in _KEEPS_CLOCK:
             fresh = deadline
         else:
@@ -66,8 +82,11 @@ def stamp_clocks(before: TableSnapshot, change: Change, now: float, scale: float
 
 def clocked(table: TableSnapshot, now: float, scale: float = 1.0) -> TableSnapshot:
     """A table that starts outside a change (a rematch table) with its first clock."""
-    seat = table.clock_seat
-    deadline = now + table.turn_seconds * scale if seat is not None else None
+    deadline = None
+    if table.clock_seat is not None:
+        deadline = now + table.turn_seconds * scale
+    elif bot_on_turn(table):
+        deadline = now + BOT_WATCHDOG_SECONDS
     return table.evolve(turn_deadline=deadline)
 
 

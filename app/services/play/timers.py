@@ -18,6 +18,7 @@ import heapq
 import logging
 import random
 import time
+from collections.abc import Callable
 
 from app.store.db import Database
 from app.store.tables import due_deadlines
@@ -26,7 +27,7 @@ from ..change import Change
 from ..events import GameEvent
 from ..ledger import Ledger
 from ..model import TableSnapshot
-from .clock import expire
+from .clock import bot_on_turn, expire
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +40,18 @@ MAX_STEPS = 8  # timeout, reveal, bid: a few steps per firing at most
 class ClockTimers:
     """Fires the turn clocks of every table this process changed, and overdue ones."""
 
-    def __init__(self, ledger: Ledger, db: Database, sweep_seconds: float = 1.0) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        db: Database,
+        sweep_seconds: float = 1.0,
+        stalled: Callable[[str], None] | None = None,
+    ) -> None:
         self.ledger = ledger
         self.db = db
         self.sweep_seconds = sweep_seconds
+        # Called with a table whose bot owes a move nobody made (its watchdog passed).
+        self.stalled = stalled
         self._heap: list[tuple[float, str]] = []
         self._armed: dict[str, float] = {}  # the current deadline per table (lazy heap deletion)
         self._firing: dict[str, asyncio.Task[None]] = {}
@@ -123,13 +132,20 @@ class ClockTimers:
                 log.warning("clock sweep failed", exc_info=True)
 
     async def sweep(self, grace: float = SWEEP_GRACE_SECONDS) -> None:
-        """Fire every deadline overdue by more than `grace` (one indexed query)."""
+        """Fire every deadline overdue by more than `grace`, and wake the bots whose
+        watchdog passed (the process driving them may have died): one indexed query."""
         now = time.time()
         async with self.db.read() as session:
             overdue = await due_deadlines(session, now - grace)
         for table_id, deadline in overdue:
-            if table_id not in self._firing:
-                self.fire(table_id, deadline)
+            if table_id in self._firing:
+                continue
+            table = self.ledger.cached_any(table_id) or await self.ledger.get(table_id)
+            if table is not None and bot_on_turn(table):
+                if self.stalled is not None:
+                    self.stalled(table_id)
+                continue
+            self.fire(table_id, deadline)
 
     def fire(self, table_id: str, deadline: float) -> None:
         """Play for the seat on turn at `table_id` if its clock has really run out."""
