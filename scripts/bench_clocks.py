@@ -107,10 +107,18 @@ async def idle_cost(folder: Path, tables: int, measure: float) -> None:
         busy = await cpu_share(measure)
     finally:
         await services.stop()
-    print(f"idle: {tables} timed tables set up in {setup:.1f} s; {armed} deadlines armed")
-    print(f"idle: {services.clocks.fired} deadlines fired (must be 0: nothing ran out)")
-    print(f"idle: CPU share of one core over {measure:.0f} s: no table {empty * 100:.2f}%, ")
-    print(f"      {tables} timed tables {busy * 100:.2f}% (extra {(busy - empty) * 100:.2f}%)")
+    print(
+        f"idle: {tables} timed tables set up in {setup:.1f} s; {armed} deadlines armed", flush=True
+    )
+    print(f"idle: {services.clocks.fired} deadlines fired (must be 0: nothing ran out)", flush=True)
+    print(
+        f"idle: CPU share of one core over {measure:.0f} s: no table {empty * 100:.2f}%, ",
+        flush=True,
+    )
+    print(
+        f"      {tables} timed tables {busy * 100:.2f}% (extra {(busy - empty) * 100:.2f}%)",
+        flush=True,
+    )
 
 
 async def lateness(folder: Path, tables: int, seconds: int, measure: float) -> None:
@@ -156,14 +164,14 @@ async def main() -> None:
     parser.add_argument("--measure", type=float, default=30.0, help="seconds per measurement")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    print(f"calibration (python3 -m timeit 'sum(range(10000))'): {calibration()}")
+    print(f"calibration (python3 -m timeit 'sum(range(10000))'): {calibration()}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         if args.idle_tables:
             await idle_cost(Path(folder), args.idle_tables, args.measure)
         if args.late_tables:
             measure = max(args.measure, 2.0 * args.turn_seconds)
             await lateness(Path(folder), args.late_tables, args.turn_seconds, measure)
-    print(f"calibration after: {calibration()}")
+    print(f"calibration after: {calibration()}", flush=True)
 
 
 if __name__ == "__main__":
