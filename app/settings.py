@@ -30,6 +30,34 @@ def _str(name: str, default: str | None) -> str | None:
     return default if raw is None or raw.strip() == "" else raw.strip()
 
 
+# Request headers a cross-origin page may send (CORS preflight): auth and content type,
+# plus what common clients and tracing libraries add (Apollo client awareness and CSRF
+# header, Sentry, W3C trace context, request ids).
+DEFAULT_CORS_ALLOW_HEADERS: tuple[str, ...] = (
+    "authorization",
+    "content-type",
+    "accept",
+    "apollographql-client-name",
+    "apollographql-client-version",
+    "apollo-require-preflight",
+    "x-apollo-operation-name",
+    "graphql-client-name",
+    "graphql-client-version",
+    "sentry-trace",
+    "baggage",
+    "traceparent",
+    "tracestate",
+    "x-request-id",
+    "x-correlation-id",
+    "x-requested-with",
+)
+
+
+def _list(name: str) -> tuple[str, ...] | None:
+    raw = _str(name, None)
+    return None if raw is None else tuple(p.strip() for p in raw.split(",") if p.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Server settings. Every field has a sane default for the embedded setup."""
@@ -59,6 +87,16 @@ class Settings:
     max_batch: int = 10
     ws_connections_per_player: int = 10
     subscriptions_per_player: int = 50
+    # The built web client served at `/`; None: web/dist in the repository.
+    web_dist: str | None = None
+    # Transport (see SECURITY.md): CORS request headers, Apollo persisted queries kept
+    # (LRU), and an optional trusted-documents manifest (JSON) outside of which no
+    # operation runs.
+    cors_allow_headers: tuple[str, ...] = DEFAULT_CORS_ALLOW_HEADERS
+    persisted_queries: int = 1_000
+    trusted_documents: str | None = None
+    # A WebSocket that sends no connection_init this long is closed (4408), either protocol.
+    ws_init_timeout_seconds: int = 60
     # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
     rematch_seconds: int = 300
     # Live tables (RULES.md). The timings are settings so tests can shorten them.
@@ -109,6 +147,13 @@ def load_settings() -> Settings:
         ),
         subscriptions_per_player=_int(
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
+        ),
+        web_dist=_str("SPADES_WEB_DIST", None),
+        cors_allow_headers=_list("SPADES_CORS_ALLOW_HEADERS") or base.cors_allow_headers,
+        persisted_queries=_int("SPADES_PERSISTED_QUERIES", base.persisted_queries),
+        trusted_documents=_str("SPADES_TRUSTED_DOCUMENTS", None),
+        ws_init_timeout_seconds=_int(
+            "SPADES_WS_INIT_TIMEOUT_SECONDS", base.ws_init_timeout_seconds
         ),
         rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
         reconnect_seconds=_float("SPADES_RECONNECT_SECONDS", base.reconnect_seconds),

@@ -96,6 +96,9 @@ class CreateTableInput:
         default=strawberry.UNSET,
         description="a fixed deal seed; only on servers started with SPADES_ALLOW_SEEDED_TABLES",
     )
+    rated: bool | None = strawberry.field(
+        default=False, description="four humans, no bots before the start; changes ratings"
+    )
 
 
 @strawberry.input
@@ -212,6 +215,7 @@ class CoreMutation:
             join_policy=(model.JoinPolicy(input.join_policy.value) if input.join_policy else None),
             spectating=input.spectating is not False,
             seed=input.seed if isinstance(input.seed, int) else None,
+            rated=input.rated is True,
             turn_seconds=(
                 input.turn_seconds
                 if isinstance(input.turn_seconds, int)

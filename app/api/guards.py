@@ -14,8 +14,7 @@ from starlette.websockets import WebSocket
 from app.rules.errors import ErrorCode, RuleError
 from app.services.auth import AuthService, Player, hash_token
 
-# graphql-transport-ws close codes: 4401 Unauthorized, 4429 too many.
-CLOSE_UNAUTHORIZED = 4401
+from .transport.close_codes import CLOSE_UNAUTHORIZED
 
 
 @dataclass(eq=False)

@@ -22,6 +22,7 @@ from graphql import (
     SelectionSetNode,
     ValidationRule,
 )
+from graphql.validation import ASTValidationContext
 from strawberry.extensions import (
     AddValidationRules,
     DisableIntrospection,
@@ -32,6 +33,8 @@ from strawberry.extensions import (
 from strawberry.extensions.query_depth_limiter import create_validator
 
 from app.settings import Settings
+
+from .transport.refusals import RefusalCode, tag
 
 # What a list field is assumed to return, for the cost estimate (lobby, hands, history).
 LIST_SIZE = 10
@@ -120,13 +123,40 @@ def _field_cost(
     return 1 + factor * children
 
 
+class _TooComplexContext:
+    """A validation context whose reported errors carry QUERY_TOO_COMPLEX (the limit rules
+    report through their context, not through `ValidationRule.report_error`)."""
+
+    def __init__(self, context: ASTValidationContext) -> None:
+        self._context = context
+
+    def report_error(self, error: GraphQLError) -> None:
+        tag(error, RefusalCode.QUERY_TOO_COMPLEX)
+        self._context.report_error(error)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+def too_complex(rule: type[ASTValidationRule]) -> type[ASTValidationRule]:
+    """`rule`, whose errors carry the code QUERY_TOO_COMPLEX."""
+
+    class TooComplex(rule):  # type: ignore[valid-type,misc]
+        def __init__(self, context: ASTValidationContext) -> None:
+            super().__init__(_TooComplexContext(context))
+
+    TooComplex.__name__ = f"TooComplex{rule.__name__}"
+    return TooComplex
+
+
 def limit_extensions(settings: Settings) -> list[Callable[[], SchemaExtension]]:
     """Factories of the limiting extensions; the rule classes are shared by every request."""
-    rules: list[type[ASTValidationRule]] = [
+    limits: list[type[ASTValidationRule]] = [
         create_validator(settings.max_query_depth, None),
         create_cost_rule(settings.max_query_cost),
         *MaxAliasesLimiter(max_alias_count=settings.max_aliases).validation_rules,
     ]
+    rules = [too_complex(rule) for rule in limits]
     if not settings.introspection:
         rules += DisableIntrospection().validation_rules
     return [

@@ -19,10 +19,12 @@ from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
 from .live import LiveMutation, LiveQuery, LiveSubscription
 from .metrics import MetricsExtension
+from .profiles import ProfileQuery
 from .rematch import RematchMutation
 from .social import SocialMutation, SocialQuery, SocialSubscription
+from .transport.codes import RefusalCodes, tag_request_error
 
-Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, LiveQuery))
+Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery))
 Mutation = merge_types(
     "Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation, LiveMutation)
 )
@@ -40,6 +42,8 @@ class SpadesSchema(strawberry.Schema):
         for error in errors:
             if is_unexpected(error):
                 log.error("unexpected error", exc_info=error.original_error)
+            else:
+                tag_request_error(error)
 
 
 class ReportingParserCache(ParserCache):
@@ -70,6 +74,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         subscription=Subscription,
         config=StrawberryConfig(batching_config={"max_operations": settings.max_batch}),
         extensions=[
+            RefusalCodes,
             *limit_extensions(settings),
             lambda: ReportingParserCache(maxsize=1024),
             lambda: ValidationCache(maxsize=1024),

@@ -8,10 +8,11 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import uvicorn
-from cross_web import HTTPException
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -19,23 +20,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
-from strawberry.http import GraphQLRequestData
-from strawberry.http.parse_content_type import parse_content_type
-from strawberry.http.types import HTTPMethod
-from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
-    BaseGraphQLTransportWSHandler,
-)
-from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
-    Message as TransportMessage,
-)
-from strawberry.types import ExecutionResult
-from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET, UnsetType
 
 from app.services.auth import Player
@@ -48,54 +35,65 @@ from .errors import OUTAGES
 from .guards import Guards, register_socket
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
+from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
+from .transport.graphiql import ROUTES as GRAPHIQL_ROUTES
+from .transport.graphiql import graphiql_page
+from .transport.headers import SecurityHeaders
+from .transport.http import BodyLimit, HTTPTransport
+from .transport.persisted import Documents, PersistedQueryCache, TrustedDocuments
+from .transport.websocket import (
+    SUBPROTOCOLS,
+    CheckedTransportWSHandler,
+    LegacyWSHandler,
+    Rejection,
+    pick_subprotocol,
+    refuse_handshake,
+)
+from .webapp import web_routes
 
 log = logging.getLogger("app.server")
 
 patch_graphql_core()
 
 EXPIRY_SWEEP_SECONDS = 30
+LEGACY_KEEP_ALIVE_SECONDS = 15
 
 
-def _message_problem(message: object) -> str | None:
-    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return "Failed to parse message"
-    kind = message["type"]
-    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
-        return "Failed to parse message"
-    if kind != "subscribe":
-        return None
-    payload = message.get("payload")
-    if not isinstance(payload, dict) or not isinstance(payload.get("query"), str):
-        return "Invalid subscribe message payload"
-    for key, kinds in (("variables", dict), ("operationName", str), ("extensions", dict)):
-        if payload.get(key) is not None and not isinstance(payload[key], kinds):
-            return "Invalid subscribe message payload"
-    return None
-
-
-class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
-    """graphql-transport-ws that checks each message's shape first: strawberry indexes into
-    messages unchecked, so a malformed one (a list, an object id, a null payload...) killed
-    the socket with an internal error. Now it closes with 4400, as for bad JSON."""
-
-    async def handle_message(self, message: TransportMessage) -> None:
-        problem = _message_problem(message)
-        if problem is not None:
-            await self.handle_invalid_message(problem)
-            return
-        await super().handle_message(message)
-
-
-class SpadesGraphQL(GraphQL[Context, None]):
-    """Strawberry's ASGI view with our auth for HTTP and WebSocket, and per-player caps."""
+class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
+    """Strawberry's ASGI view with our auth for HTTP and WebSocket, per-player caps, and
+    the transport of app/api/transport (refusals, media types, persisted documents, both
+    WebSocket subprotocols)."""
 
     graphql_transport_ws_handler_class = CheckedTransportWSHandler
+    graphql_ws_handler_class = LegacyWSHandler
 
-    def __init__(self, services: Services, guards: Guards, **kwargs: Any) -> None:
+    def __init__(
+        self, services: Services, guards: Guards, documents: Documents, **kwargs: Any
+    ) -> None:
         super().__init__(build_schema(services.settings), **kwargs)
         self.services = services
         self.guards = guards
+        self.documents = documents
+        self.max_batch = services.settings.max_batch
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self.handle_http(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        return graphiql_page()
+
+    async def pick_websocket_subprotocol(self, request: WebSocket) -> str | None:
+        return pick_subprotocol(list(request.scope.get("subprotocols") or []))
+
+    async def reject_websocket(self, request: WebSocket) -> WebSocket:
+        """A page from an origin that is not allowed: accepted, then closed with 4403 and a
+        reason (a refused handshake would tell the page nothing)."""
+        await request.accept(subprotocol=await self.pick_websocket_subprotocol(request))
+        await request.close(code=CLOSE_FORBIDDEN, reason="origin not allowed")
+        return request
 
     def decode_json(self, data: str | bytes) -> object:
         """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an
@@ -142,8 +140,11 @@ class SpadesGraphQL(GraphQL[Context, None]):
                 context.player, context.token, context.auth_failure = None, token, failure
                 return await super().on_ws_connect(context)
             if player is None or token is None:
-                raise ConnectionRejectionError({"message": "invalid or expired token"})
+                raise Rejection(CLOSE_UNAUTHORIZED, "invalid or expired token")
             context.player, context.token, context.auth_failure = player, token, None
+        elif context.player is None and context.auth_failure is None and _has_bearer(context):
+            # A token on the upgrade request that did not check out.
+            raise Rejection(CLOSE_UNAUTHORIZED, "invalid or expired token")
         if (
             context.player is not None
             and context.token is not None
@@ -155,55 +156,22 @@ class SpadesGraphQL(GraphQL[Context, None]):
                 context.token,
             )
         ):
-            raise ConnectionRejectionError({"message": "too many connections for this player"})
+            raise Rejection(
+                CLOSE_TOO_MANY,
+                "too many connections for this player"
+                f" (at most {self.guards.connections_per_player})",
+            )
         return await super().on_ws_connect(context)
 
-    async def parse_http_body(self, request: Any) -> GraphQLRequestData | list[GraphQLRequestData]:
-        """Strawberry's parsing, after refusing JSON bodies of the wrong shape with 400 (a
-        body such as `5`, `null` or `[1]` would otherwise fail inside strawberry with a 500)."""
-        content_type, _ = parse_content_type(request.content_type or "")
-        if request.method == "POST" and "application/json" in content_type:
-            check_body_shape(self.parse_json(await request.get_body()))
-        return await super().parse_http_body(request)
-
-    async def execute_single(
-        self,
-        request: Any,
-        request_adapter: Any,
-        sub_response: Any,
-        context: Context,
-        root_value: Any,
-        request_data: GraphQLRequestData,
-    ) -> ExecutionResult:
-        """One operation over plain HTTP: queries and mutations only. Strawberry would run a
-        subscription here as if it were a query and fail with an internal error; streamed
-        transports do not come this way."""
-        method: HTTPMethod = request_adapter.method
-        allowed = OperationType.from_http(method) - {OperationType.SUBSCRIPTION}
-        if method == "GET" and not self.allow_queries_via_get:
-            allowed -= {OperationType.QUERY}
-        try:
-            return await self.schema.execute(
-                request_data.query,
-                root_value=root_value,
-                variable_values=request_data.variables,
-                context_value=context,
-                operation_name=request_data.operation_name,
-                allowed_operation_types=allowed,
-                operation_extensions=request_data.extensions,
-            )
-        except InvalidOperationTypeError as exc:
-            reason = exc.as_http_error_reason(method)
-            if exc.operation_type is OperationType.SUBSCRIPTION:
-                reason = "subscriptions are served over WebSocket only"
-            raise HTTPException(400, reason) from exc
-        except CannotGetOperationTypeError as exc:
-            raise HTTPException(400, exc.as_http_error_reason()) from exc
-        except MissingQueryError as exc:
-            raise HTTPException(400, "No GraphQL query found in the request") from exc
-
     async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
-        """Forget a WebSocket's registration when its connection ends."""
+        """Refuse a WebSocket upgrade naming no subprotocol we speak; forget a WebSocket's
+        registration when its connection ends."""
+        if (
+            isinstance(request, WebSocket)
+            and await self.pick_websocket_subprotocol(request) is None
+        ):
+            await refuse_handshake(request, list(request.scope.get("subprotocols") or []))
+            return request
         try:
             return await super().run(request, context, root_value)
         finally:
@@ -211,26 +179,9 @@ class SpadesGraphQL(GraphQL[Context, None]):
                 self.guards.close(request)
 
 
-# What each member of a JSON request body may be, besides null.
-BODY_MEMBERS: dict[str, type] = {
-    "query": str,
-    "operationName": str,
-    "variables": dict,
-    "extensions": dict,
-}
-
-
-def check_body_shape(data: object) -> None:
-    """A GraphQL-over-HTTP body is an object, or (batching) an array of objects, whose
-    members have the right types; anything else is the client's error (400)."""
-    for item in data if isinstance(data, list) else [data]:
-        if not isinstance(item, dict):
-            raise HTTPException(400, "the body must be a JSON object or an array of objects")
-        for name, kind in BODY_MEMBERS.items():
-            value = item.get(name)
-            if value is not None and not isinstance(value, kind):
-                expected = "a string" if kind is str else "an object"
-                raise HTTPException(400, f"`{name}` must be {expected} or null")
+def _has_bearer(context: Context) -> bool:
+    """Whether the WebSocket's upgrade request carried a bearer token."""
+    return bearer_token(context.request.headers.get("authorization")) is not None
 
 
 class RedactSecrets(logging.Filter):
@@ -256,56 +207,6 @@ def _without_query(value: object) -> object:
 REDACT_SECRETS = RedactSecrets()
 
 
-class BodyLimit:
-    """Refuses HTTP request bodies over `max_bytes` with 413 (declared or streamed)."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await _too_large(self.max_bytes)(scope, receive, send)
-            return
-        received = 0
-        started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise _BodyTooLarge()
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _BodyTooLarge:
-            if not started:
-                await _too_large(self.max_bytes)(scope, receive, send)
-
-
-class _BodyTooLarge(Exception):
-    pass
-
-
-def _too_large(max_bytes: int) -> JSONResponse:
-    return JSONResponse(
-        {"errors": [{"message": f"request body over {max_bytes} bytes"}]}, status_code=413
-    )
-
-
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
     """The whole server as an ASGI app."""
     settings = settings or load_settings()
@@ -313,11 +214,22 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(REDACT_SECRETS)  # once: addFilter dedupes
     guards = Guards(settings.ws_connections_per_player, settings.subscriptions_per_player)
+    trusted = (
+        TrustedDocuments.load(settings.trusted_documents) if settings.trusted_documents else None
+    )
+    documents = Documents(
+        PersistedQueryCache(settings.persisted_queries, settings.max_body_bytes), trusted
+    )
     graphql = SpadesGraphQL(
         services,
         guards,
-        subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL],
+        documents,
+        subscription_protocols=list(SUBPROTOCOLS),
         allowed_origins=list(settings.allowed_origins),
+        # The legacy protocol's keep-alive ("ka"), which its clients expect.
+        keep_alive=True,
+        keep_alive_interval=LEGACY_KEEP_ALIVE_SECONDS,
+        connection_init_wait_timeout=timedelta(seconds=settings.ws_init_timeout_seconds),
     )
     services.revocation_handlers.append(guards.close_token)
 
@@ -366,14 +278,19 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             Route("/metrics", metrics),
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
+            *GRAPHIQL_ROUTES,
+            # Last: the web client's catch-all (its files, and index.html for its routes).
+            *web_routes(Path(settings.web_dist) if settings.web_dist else None),
         ],
         middleware=[
+            Middleware(SecurityHeaders),
             Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(settings.allowed_origins),
                 allow_methods=["GET", "POST", "OPTIONS"],
-                allow_headers=["authorization", "content-type"],
+                allow_headers=list(settings.cors_allow_headers),
+                max_age=600,
             ),
         ],
         lifespan=lifespan,

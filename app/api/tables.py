@@ -58,6 +58,10 @@ class Table:
     def open_seats(self) -> int:
         return sum(1 for o in self.snapshot.occupants if o is None)
 
+    @strawberry.field(description="rated: four humans at the start; its end changes ratings")
+    def rated(self) -> bool:
+        return self.snapshot.rated
+
     @strawberry.field(description="WAITING, PLAYING, FINISHED or CLOSED")
     def status(self) -> TableStatus:
         return self.snapshot.status

@@ -132,6 +132,9 @@ class AuthPayload:
 
 @strawberry.type
 class SeatState:
+    id: strawberry.ID = strawberry.field(
+        description='"<tableId>:<seat>": one seat of one table, stable (for client caches)'
+    )
     seat: Seat
     player_id: strawberry.ID | None = strawberry.field(
         description='null when empty; "bot:<seat>" (e.g. "bot:north") for a bot'
@@ -148,6 +151,9 @@ class SeatState:
 
 @strawberry.type
 class TeamState:
+    id: strawberry.ID = strawberry.field(
+        description='"<tableId>:<team>": one team of one table, stable (for client caches)'
+    )
     team: Team
     score: int
     bags: int
@@ -183,6 +189,9 @@ class HandResult:
 
 @strawberry.type
 class GameView:
+    id: strawberry.ID = strawberry.field(
+        description="stable per table (its table's id): every viewer's view of one game"
+    )
     table_id: strawberry.ID
     phase: GamePhase
     hand_number: int = strawberry.field(description="1-based; 0 while WAITING")
@@ -257,9 +266,13 @@ def _away(occupant: model.Occupant | None) -> Player | None:
 
 
 def _seat_state(
-    view: SeatView, occupant: model.Occupant | None, away: model.Occupant | None = None
+    table_id: str,
+    view: SeatView,
+    occupant: model.Occupant | None,
+    away: model.Occupant | None = None,
 ) -> SeatState:
     return SeatState(
+        id=strawberry.ID(f"{table_id}:{view.seat.name}"),
         seat=Seat[view.seat.name],
         player_id=strawberry.ID(occupant.player_id) if occupant is not None else None,
         username=occupant.username if occupant is not None else None,
@@ -271,9 +284,13 @@ def _seat_state(
     )
 
 
-def _team_state(view: TeamView) -> TeamState:
+def _team_state(table_id: str, view: TeamView) -> TeamState:
     return TeamState(
-        team=Team[view.team.name], score=view.score, bags=view.bags, target=view.target
+        id=strawberry.ID(f"{table_id}:{view.team.name}"),
+        team=Team[view.team.name],
+        score=view.score,
+        bags=view.bags,
+        target=view.target,
     )
 
 
@@ -320,6 +337,7 @@ def game_view(
     """The GraphQL GameView of `table` for a viewer seat (None: a spectator)."""
     data = view_data(table, viewer, watching)
     return GameView(
+        id=strawberry.ID(table.id),
         table_id=strawberry.ID(table.id),
         phase=GamePhase[data.phase.value],
         hand_number=data.hand_number,
@@ -330,8 +348,11 @@ def game_view(
         hand_withheld=data.hand_withheld,
         blind_nil_eligible=data.blind_nil_eligible,
         legal_plays=[card_type(c) for c in data.legal_plays],
-        seats=[_seat_state(v, table.occupants[v.seat], table.away[v.seat]) for v in data.seats],
-        teams=[_team_state(t) for t in data.teams],
+        seats=[
+            _seat_state(table.id, v, table.occupants[v.seat], table.away[v.seat])
+            for v in data.seats
+        ],
+        teams=[_team_state(table.id, t) for t in data.teams],
         current_trick=_plays(data.current_trick),
         last_trick=_trick(data.last_trick),
         spades_broken=data.spades_broken,

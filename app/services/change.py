@@ -12,6 +12,9 @@ from .codec import LogEntry
 from .events import GameEvent, LobbyEvent
 from .model import GameMessage, TableSnapshot
 
+# A further write made in the transaction of a change.
+Effect = Callable[[AsyncSession], Awaitable[None]]
+
 
 @dataclass
 class Change:
@@ -21,7 +24,7 @@ class Change:
     log: list[tuple[int, int, LogEntry]] = field(default_factory=list)
     lobby_event: LobbyEvent | None = None
     # Further writes to make in the same transaction (e.g. dropping an invitation).
-    effects: list[Callable[[AsyncSession], Awaitable[None]]] = field(default_factory=list)
+    effects: list[Effect] = field(default_factory=list)
 
     def add(self, event: GameEvent, table: TableSnapshot, seat: Any = None) -> None:
         """Record one change; `table` must already carry the next version."""

@@ -15,6 +15,8 @@ from app.store.db import Database
 from app.store.migrate import upgrade
 
 from . import wire
+from .accounts.profiles import ProfileService
+from .accounts.results import game_over_effect
 from .auth import AuthService, TokenRevoked, hash_token
 from .chat.limits import ChatLimiter
 from .chat.service import ChatService
@@ -67,6 +69,8 @@ class Services:
         self.auth = AuthService(self.db, settings)
         self.ledger = Ledger(self.db, self.broker)
         self.ledger.clock_scale = settings.turn_clock_scale
+        self.ledger.on_finish = game_over_effect  # careers: in the game's last transaction
+        self.profiles = ProfileService(self.db)
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(self.ledger, settings.bot_delay_ms)

@@ -26,6 +26,7 @@ from app.store.db import Database
 from app.store.models import SeatRow, TableRow
 
 from .change import Change as Change  # re-exported: decisions build Changes
+from .change import Effect as Effect
 from .codec import LogEntry
 from .events import LobbyEvent
 from .model import (
@@ -75,6 +76,8 @@ class Ledger:
         self._cache: dict[str, TableSnapshot] = {}
         self.reactors: list[Reactor] = []
         self.clock_scale = 1.0  # a turn lasts turn_seconds x this (tests shorten it)
+        # Writes to make in the transaction of the change that finishes a game (careers).
+        self.on_finish: Callable[[TableSnapshot], Effect] | None = None
 
     def react(self, reactor: Reactor) -> None:
         """Call `reactor` after every change this process commits."""
@@ -182,6 +185,8 @@ class Ledger:
                 return change, before
             stamp_clocks(before, change, time.time(), self.clock_scale)
             after = change.steps[-1].table
+            if self.on_finish is not None and _finishes(before, after):
+                change.effects.append(self.on_finish(after))
             if not await self._store(before, after, change):
                 self.forget(table_id)
                 raise Conflict(stale_cache=not verified)
@@ -280,6 +285,10 @@ class Ledger:
         self._cache.pop(table_id, None)
 
 
+def _finishes(before: TableSnapshot, after: TableSnapshot) -> bool:
+    return after.status is TableStatus.FINISHED and before.status is not TableStatus.FINISHED
+
+
 async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
     """Insert a new table's row and its occupied seats (inside the caller's transaction)."""
     session.add(
@@ -288,6 +297,7 @@ async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
             created_at=snapshot.created_at,
             seed=str(snapshot.deal_seed) if snapshot.deal_seed is not None else None,
             rematch_of=snapshot.rematch_of,
+            rated=snapshot.rated,
             **_row_values(snapshot),
         )
     )
@@ -356,6 +366,7 @@ def snapshot_from_rows(
         away=live.away,
         timeouts=live.timeouts,
         timed_out=live.timed_out,
+        rated=table.rated,
         finished_at=table.finished_at,
         rematch_requests=tuple(Seat[s] for s in (table.rematch_requests or "").split(",") if s),
         rematch_of=table.rematch_of,

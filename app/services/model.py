@@ -98,6 +98,7 @@ class TableSnapshot:
     away: tuple[Occupant | None, ...] = NO_AWAY  # per seat: the human a bot stands in for
     timeouts: tuple[int, ...] = NO_TIMEOUTS  # per seat: consecutive timeouts
     timed_out: Seat | None = None  # TURN_TIMED_OUT is committed, the move for it still owed
+    rated: bool = False  # four humans at the start; the game's end changes ratings
     # Rematch (RULES.md, Rematch): when the game ended, the seats that asked for a
     # rematch, the table this one is the rematch of, and the rematch table once it started.
     finished_at: float | None = None

@@ -141,8 +141,10 @@ class TableService:
         seed: int | None = None,
         turn_seconds: int = DEFAULT_TURN_SECONDS,
         replacement_bot: BotLevel = DEFAULT_BOT_LEVEL,
+        rated: bool = False,
     ) -> TableSnapshot:
-        """A new table; the creator is host and sits NORTH."""
+        """A new table; the creator is host and sits NORTH. A rated table takes no bots
+        before its game starts."""
         if seed is not None and not self.allow_seeded_tables:
             raise RuleError(ErrorCode.FORBIDDEN, "seeded tables are not enabled on this server")
         check_turn_seconds(turn_seconds, visibility)
@@ -163,6 +165,7 @@ class TableService:
             deal_seed=seed,
             turn_seconds=turn_seconds,
             replacement_bot=replacement_bot,
+            rated=rated,
         )
         await self.ledger.create(table)
         return table
@@ -214,6 +217,8 @@ class TableService:
         def decide(table: TableSnapshot) -> Change:
             self._require_host(viewer, table, "add bots")
             _require_waiting(table)
+            if table.rated:
+                raise RuleError(ErrorCode.BAD_USER_INPUT, "a rated table is for four humans")
             return _sit(table, seat, Occupant.bot(seat))
 
         _, after = await self.ledger.change(table_id, decide)

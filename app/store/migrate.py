@@ -32,3 +32,8 @@ def revision(database_url: str, message: str) -> None:
 def check(database_url: str) -> None:
     """Fail if the models have drifted from the migrations."""
     command.check(alembic_config(database_url))
+
+
+def downgrade(database_url: str, revision: str) -> None:
+    """Undo migrations down to `revision` (tests of a migration on existing data)."""
+    command.downgrade(alembic_config(database_url), revision)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Integer, Text, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 
@@ -60,6 +60,7 @@ class TableRow(SQLModel, table=True):
     status: str = Field(default="WAITING", max_length=16, index=True)
     version: int = 0
     seed: str | None = Field(default=None, max_length=100)  # explicit deal seed, if any
+    rated: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     game_state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     # Live tables: the turn clock (0: untimed), the level of a replacing bot, the instant
     # the seat on turn is played for (indexed: each process asks for the due ones), and
@@ -198,3 +199,7 @@ class ChatMessageRow(SQLModel, table=True):
     player_id: str = Field(foreign_key="players.id", max_length=32)
     text: str = Field(sa_column=Column(Text, nullable=False))
     sent_at: float = Field(default_factory=now)
+
+
+# The career tables (ratings, statistics, game summaries) live in their own module.
+from . import career as _career  # noqa: E402, F401

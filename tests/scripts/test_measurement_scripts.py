@@ -73,3 +73,13 @@ def test_scaling_ratios_come_from_the_two_runs() -> None:
     assert figures["projected"] == 2 * 2.0 / 2.5
     # 2 cores at 4 ms of machine CPU per move: 500 moves/s at most, over 400.
     assert figures["machine_ceiling"] == 2 * 1000 / 4.0 / 400
+
+
+def test_the_profiles_benchmark_measures_pages_and_game_ends_on_postgres() -> None:
+    require_service("PostgreSQL", "127.0.0.1", 5432)
+    done = run_script("bench_profiles.py", "--players", "200", "--games", "1000", "--samples", "10")
+    assert done.returncode == 0, done.stderr
+    assert "calibration:" in done.stdout and "usec per loop" in done.stdout
+    for line in ("leaderboard, first page", "profile + its first games page", "rated"):
+        assert line in done.stdout
+    assert "extra cost of a game's end" in done.stdout

@@ -642,6 +642,9 @@ OWN_ONLY = {
     "lobbyUpdates": "test_lobby_updates_never_show_a_table_the_subscriber_may_not_see",
     "notifications": "test_notifications_reach_only_their_addressee",
     "serverTime": "the server's clock, the same for everyone",
+    # Public to every signed-in player, except between players who blocked each other.
+    "profile": "tests/server/test_career_pages.py (blocked either way: null)",
+    "leaderboard": "tests/server/test_career_pages.py (blocked either way: hidden)",
 }
 
 

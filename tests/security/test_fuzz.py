@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import ClientConnection
 
+from app.api.transport.refusals import RefusalCode
 from app.rules.game import Game
 from app.rules.serialize import game_to_data
 from app.services.codec import entry_move
@@ -73,6 +74,8 @@ CODES = {
     "TABLE_FULL",
     "CONFLICT",
     "RATE_LIMITED",
+    # Refusals before execution (API.md, "Transport").
+    *(code.value for code in RefusalCode),
 }
 FORBIDDEN_TEXT = ("Internal server error", "Traceback", "Internal Server Error")
 HUGE_INTS = [2**31 - 1, 2**31, -(2**31) - 1, 2**53 + 1, 2**63, -(2**64), 10**40]

@@ -122,7 +122,7 @@ async def test_a_revoked_token_cannot_open_a_websocket(live: LiveServer) -> None
         api = await Gql(live, http).sign_up()
         await api.data(SIGN_OUT)
     async with ws_connection(live, api.token) as socket:
-        assert await closed_with(socket) == 4403
+        assert await closed_with(socket) == 4401
 
 
 async def test_sign_out_through_another_process_closes_the_websocket_here(
@@ -239,7 +239,7 @@ async def test_tokens_expire_after_the_configured_number_of_days(tmp_path: Path)
             token = (await api.data(SIGN_IN, u=api.username, p="password123"))["signIn"]["token"]
             assert code_of(await api.as_(token).post(ME)) == "UNAUTHENTICATED"
         async with ws_connection(live, token) as socket:
-            assert await closed_with(socket) == 4403
+            assert await closed_with(socket) == 4401
 
 
 async def test_tokens_last_thirty_days_by_default(live: LiveServer) -> None:
@@ -314,7 +314,7 @@ async def test_passwords_and_tokens_never_reach_the_server_log(live: LiveServer)
         )
         inline = f'mutation {{ signIn(username: "{api.username}", password: "{secrets["get"]}")'
         refused = await http.get(live.http_url, params={"query": inline + " { token } }"})
-        assert refused.status_code == 400  # no mutations over GET; the URL is still logged
+        assert refused.status_code == 405  # no mutations over GET; the URL is still logged
         async with ws_connection(live, api.token) as socket:
             await acknowledged(socket)
             await subscribe(socket, "in", SIGN_IN, u=api.username, p=secrets["ws"])
@@ -342,7 +342,7 @@ async def test_websocket_connections_per_player_are_capped(live: LiveServer) -> 
         await acknowledged(first)
         await acknowledged(second)
         async with ws_connection(live, api.token) as third:
-            assert await closed_with(third) == 4403
+            assert await closed_with(third) == 4429
         async with ws_connection(live, other.token) as someone_else:
             await acknowledged(someone_else)
         await first.close()

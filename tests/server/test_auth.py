@@ -1,5 +1,5 @@
 """Accounts and tokens: sign up, sign in, `me`, and the bearer token on HTTP and on
-WebSocket (connection_init payload or upgrade header; a bad payload token closes 4403)."""
+WebSocket (connection_init payload or upgrade header; a bad payload token closes 4401)."""
 
 from __future__ import annotations
 
@@ -164,10 +164,10 @@ async def init_answer(server: LiveServer, payload: dict[str, Any]) -> dict[str, 
     ],
     ids=["unknown", "empty-bearer", "empty", "no-scheme", "number", "huge"],
 )
-async def test_an_invalid_token_in_connection_init_closes_with_4403(
+async def test_an_invalid_token_in_connection_init_closes_with_4401(
     server: LiveServer, payload: dict[str, Any]
 ) -> None:
-    assert await init_answer(server, payload) == 4403
+    assert await init_answer(server, payload) == 4401
 
 
 async def test_a_valid_token_in_connection_init_is_acknowledged(server: LiveServer) -> None:

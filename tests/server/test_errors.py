@@ -12,6 +12,9 @@ from typing import Any
 import httpx
 import pytest
 import pytest_asyncio
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 from app.api.schema import schema
 from tests.support.client import SIGN_UP, Api, ApiError
@@ -239,6 +242,8 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         {"t": TID},
     ),
     "requestRematch": ("mutation($t: ID!) { requestRematch(tableId: $t) { id } }", {"t": TID}),
+    "profile": ('{ profile(username: "someone") { memberSince } }', {}),
+    "leaderboard": ("{ leaderboard(first: 5) { pageInfo { hasNextPage } } }", {}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
@@ -308,16 +313,19 @@ async def test_subscriptions_without_sign_in_are_unauthenticated(
     assert_clear_message(answer)
 
 
-async def test_subscription_with_a_bad_upgrade_header_token_is_unauthenticated(
-    server: LiveServer, shared_bidding: SeatedTable
+async def test_a_bad_upgrade_header_token_closes_the_websocket_with_4401(
+    server: LiveServer,
 ) -> None:
-    answer = await first_event(
-        server,
-        GAME_UPDATES,
-        headers={"Authorization": "Bearer not-a-real-token"},
-        t=shared_bidding.table_id,
-    )
-    assert isinstance(answer, ApiError) and answer.code == "UNAUTHENTICATED", answer
+    async with connect(
+        server.ws_url,
+        subprotocols=[Subprotocol("graphql-transport-ws")],
+        additional_headers={"Authorization": "Bearer not-a-real-token"},
+    ) as socket:
+        await socket.send(json.dumps({"type": "connection_init", "payload": {}}))
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(socket.recv(), 10)
+    assert closed.value.rcvd is not None
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (4401, "invalid or expired token")
 
 
 # ---------------------------------------------------------------------------- NOT_FOUND

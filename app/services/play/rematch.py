@@ -77,6 +77,8 @@ def rematch_of(table: TableSnapshot, now: float) -> TableSnapshot:
         timeouts=NO_TIMEOUTS,
         timed_out=None,
         turn_deadline=None,
+        # Rated again only with four humans (a rated game starts without bots).
+        rated=table.rated and all(o is not None and not o.is_bot for o in table.occupants),
     )
 
 

@@ -1,7 +1,7 @@
 """live tables: turn clock, replacement bot, turn deadline (indexed), away players
 
 Revision ID: a11ve0001clock
-Revises: c4a7e0014cha7
+Revises: ra7e0001career
 Create Date: 2026-12-02 05:10:00
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "a11ve0001clock"
-down_revision: str | None = "c4a7e0014cha7"
+down_revision: str | None = "ra7e0001career"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

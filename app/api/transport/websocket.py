@@ -1,0 +1,257 @@
+"""Both subscription protocols on `/graphql`: graphql-transport-ws and the legacy
+`graphql-ws` of subscriptions-transport-ws (still the default of Apollo Kotlin and Apollo
+iOS), with the same auth, limits, trusted documents and close codes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any, cast
+
+from starlette.responses import Response
+from starlette.websockets import WebSocket
+from strawberry.exceptions import ConnectionRejectionError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    ConnectionInitMessage,
+    SubscribeMessage,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
+    Message as TransportMessage,
+)
+from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
+from strawberry.subscriptions.protocols.graphql_ws.types import (
+    ConnectionInitMessage as LegacyInitMessage,
+)
+from strawberry.subscriptions.protocols.graphql_ws.types import (
+    OperationMessage,
+    StartMessage,
+)
+from strawberry.types.unset import UnsetType
+
+from app.api.context import Context
+
+from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_UNAUTHORIZED
+from .persisted import Documents
+from .refusals import Refusal
+
+SUBPROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL)
+
+
+class Rejection(ConnectionRejectionError):
+    """A refused connection_init, with the close code and reason to answer it with."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__({"message": reason})
+        self.code = code
+        self.reason = reason
+
+
+def pick_subprotocol(offered: list[str]) -> str | None:
+    """The subprotocol to speak: graphql-transport-ws when the client offers it (clients
+    that offer both, such as Python's gql, speak either), else the legacy one."""
+    return next((p for p in SUBPROTOCOLS if p in offered), None)
+
+
+async def refuse_handshake(socket: WebSocket, offered: list[str]) -> None:
+    """Refuse an upgrade that names no subprotocol we speak: an HTTP 400 naming the ones we
+    do (or a bare 403 where the ASGI server cannot send a body)."""
+    wanted = ", ".join(offered) if offered else "none"
+    body = f"unsupported WebSocket subprotocol ({wanted}); use one of: {', '.join(SUBPROTOCOLS)}"
+    if "websocket.http.response" in socket.scope.get("extensions", {}):
+        await socket.send_denial_response(Response(body, status_code=400))
+    else:
+        await socket.close(code=1002, reason=body[:120])
+
+
+def _documents(handler: Any) -> Documents:
+    return cast(Documents, handler.view.documents)
+
+
+def _transport_problem(message: object) -> str | None:
+    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "Failed to parse message"
+    kind = message["type"]
+    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+        return "Failed to parse message"
+    if kind != "subscribe":
+        return None
+    payload = message.get("payload")
+    if not isinstance(payload, dict):
+        return "Invalid subscribe message payload"
+    query = payload.get("query")
+    if not isinstance(query, str) and not (query is None and payload.get("extensions")):
+        return "Invalid subscribe message payload"
+    for key, kinds in (("variables", dict), ("operationName", str), ("extensions", dict)):
+        if payload.get(key) is not None and not isinstance(payload[key], kinds):
+            return "Invalid subscribe message payload"
+    return None
+
+
+class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+    """graphql-transport-ws that checks each message's shape first (strawberry indexes into
+    messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
+    refused connection_init with the rejection's code (4401, 4429) instead of 4403, and
+    runs only documents the server may run (persisted hash, trusted documents)."""
+
+    async def handle_message(self, message: TransportMessage) -> None:
+        problem = _transport_problem(message)
+        if problem is not None:
+            await self.handle_invalid_message(problem)
+            return
+        await super().handle_message(message)
+
+    async def handle_connection_init(self, message: ConnectionInitMessage) -> None:
+        if self.connection_timed_out:
+            return
+        if self.connection_init_timeout_task:
+            self.connection_init_timeout_task.cancel()
+        payload = message.get("payload", {})
+        if not isinstance(payload, dict):
+            await self.websocket.close(
+                code=CLOSE_BAD_MESSAGE, reason="Invalid connection init payload"
+            )
+            return
+        if self.connection_init_received:
+            await self.websocket.close(code=4429, reason="Too many initialisation requests")
+            return
+        self.connection_init_received = True
+        self.context.connection_params = payload
+        try:
+            ack = await self.view.on_ws_connect(self.context)
+        except Rejection as rejection:
+            await self.websocket.close(code=rejection.code, reason=rejection.reason)
+            return
+        except ConnectionRejectionError:
+            await self.websocket.close(code=CLOSE_UNAUTHORIZED, reason="connection refused")
+            return
+        if isinstance(ack, UnsetType) or ack is None:
+            await self.send_message({"type": "connection_ack"})
+        else:
+            await self.send_message({"type": "connection_ack", "payload": ack})
+        self.connection_acknowledged = True
+
+    async def handle_subscribe(self, message: SubscribeMessage) -> None:
+        if self.connection_acknowledged and message["id"] not in self.operations:
+            payload = message["payload"]
+            try:
+                resolved = _documents(self).resolve(
+                    payload.get("query"),
+                    payload.get("extensions"),
+                    cast(dict[str, object], payload).get("documentId"),
+                )
+            except Refusal as refusal:
+                await self.send_message(
+                    {"id": message["id"], "type": "error", "payload": [refusal.error().formatted]}
+                )
+                return
+            payload["query"] = cast(str, resolved.query)
+        await super().handle_subscribe(message)
+
+
+def _legacy_problem(message: object) -> str | None:
+    """What is wrong with the shape of a legacy graphql-ws message, if anything."""
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        return "Failed to parse message"
+    kind = message["type"]
+    if kind in ("start", "stop") and not isinstance(message.get("id"), str):
+        return "Failed to parse message"
+    if kind != "start":
+        return None
+    return _transport_problem({**message, "type": "subscribe"})
+
+
+class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
+    """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
+    error/complete/stop, connection_terminate) on strawberry's handler, with the same
+    guards as graphql-transport-ws: message shapes checked, a refused connection_init
+    answered with `connection_error` and closed with the rejection's code, and only
+    documents the server may run."""
+
+    async def handle(self) -> None:
+        """Serve the connection; one that sends no connection_init within the view's
+        connection_init_wait_timeout is closed (4408), as graphql-transport-ws does."""
+        timeout = asyncio.create_task(self._close_if_not_initialised())
+        try:
+            await super().handle()
+        finally:
+            timeout.cancel()
+
+    async def _close_if_not_initialised(self) -> None:
+        await asyncio.sleep(self.view.connection_init_wait_timeout.total_seconds())
+        if not self.connection_acknowledged:
+            with contextlib.suppress(Exception):
+                await self.websocket.close(code=4408, reason="Connection initialisation timeout")
+
+    async def handle_message(self, message: OperationMessage) -> None:
+        problem = _legacy_problem(message)
+        if problem is not None:
+            await self.websocket.close(code=CLOSE_BAD_MESSAGE, reason=problem)
+            return
+        kind = message["type"]
+        if kind not in ("connection_init", "connection_terminate", "start", "stop"):
+            unknown: Any = {
+                "type": "error",
+                "id": message.get("id"),
+                "payload": {"message": f"unknown message type {kind!r}"},
+            }
+            await self.send_message(unknown)
+            return
+        await super().handle_message(message)
+
+    async def handle_connection_init(self, message: LegacyInitMessage) -> None:
+        payload = message.get("payload")
+        if payload is not None and not isinstance(payload, dict):
+            await self.send_message(
+                {
+                    "type": "connection_error",
+                    "payload": {"message": "Invalid connection init payload"},
+                }
+            )
+            await self.websocket.close(
+                code=CLOSE_BAD_MESSAGE, reason="Invalid connection init payload"
+            )
+            return
+        if self.connection_acknowledged:
+            return  # a second init changes nothing
+        self.context.connection_params = payload
+        try:
+            ack = await self.view.on_ws_connect(self.context)
+        except ConnectionRejectionError as rejection:
+            code = rejection.code if isinstance(rejection, Rejection) else CLOSE_UNAUTHORIZED
+            reason = rejection.reason if isinstance(rejection, Rejection) else "connection refused"
+            await self.send_message({"type": "connection_error", "payload": {"message": reason}})
+            await self.websocket.close(code=code, reason=reason)
+            return
+        if isinstance(ack, UnsetType) or ack is None:
+            await self.send_message({"type": "connection_ack"})
+        else:
+            await self.send_message({"type": "connection_ack", "payload": ack})
+        self.connection_acknowledged = True
+        if self.keep_alive:
+            self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())
+
+    async def handle_start(self, message: StartMessage) -> None:
+        if self.connection_acknowledged:
+            payload = message["payload"]
+            try:
+                resolved = _documents(self).resolve(
+                    payload.get("query"),
+                    cast(dict[str, Any], payload).get("extensions"),
+                    cast(dict[str, Any], payload).get("documentId"),
+                )
+            except Refusal as refusal:
+                await self.send_message(
+                    {"type": "error", "id": message["id"], "payload": refusal.error().formatted}
+                )
+                return
+            payload["query"] = cast(str, resolved.query)
+        await super().handle_start(message)
+
+    async def cleanup(self) -> None:
+        with contextlib.suppress(Exception):
+            await super().cleanup()

@@ -1,0 +1,1 @@
+"""Accounts beyond sign-in: career statistics, ratings, profiles and the leaderboard."""

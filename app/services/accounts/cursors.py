@@ -1,0 +1,99 @@
+"""Opaque page cursors. Each names its list (the leaderboard, or one player's games) and
+holds the keyset position of its last entry, so paging resumes exactly after it however
+many games finish meanwhile; anything else (malformed, another list's) is refused."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from app.rules.errors import ErrorCode, RuleError
+
+MAX_PAGE = 100
+MAX_CURSOR_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class BoardCursor:
+    """After leaderboard entry `rank` (key: -value, -games, username key), in snapshot
+    `snapshot` (the last game applied when the first page was read)."""
+
+    snapshot: int
+    key: tuple[int, int, str]
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class GamesCursor:
+    """After the game numbered `seq` in `player_id`'s list."""
+
+    player_id: str
+    seq: int
+
+
+def page_size(first: int) -> int:
+    """`first`, if 1..100 (else BAD_USER_INPUT)."""
+    if isinstance(first, bool) or not isinstance(first, int) or not 1 <= first <= MAX_PAGE:
+        raise RuleError(ErrorCode.BAD_USER_INPUT, f"first must be 1..{MAX_PAGE}")
+    return first
+
+
+def _encode(body: list[Any]) -> str:
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode(cursor: object, kind: str, length: int) -> list[Any]:
+    bad = RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
+    if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_CHARS:
+        raise bad
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        body = json.loads(raw)
+    except (binascii.Error, ValueError):
+        raise bad from None
+    if not isinstance(body, list) or len(body) != length or body[0] != kind:
+        raise bad
+    return body
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > 2**62:
+        raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
+    return value
+
+
+def _str(value: object) -> str:
+    if not isinstance(value, str) or len(value) > 40:
+        raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
+    return value
+
+
+def encode_board(cursor: BoardCursor) -> str:
+    """The opaque form of a leaderboard cursor."""
+    return _encode(["lb", cursor.snapshot, *cursor.key, cursor.rank])
+
+
+def decode_board(cursor: object) -> BoardCursor:
+    """A leaderboard cursor (BAD_USER_INPUT if it is not one)."""
+    _, snapshot, value, games, username, rank = _decode(cursor, "lb", 6)
+    parsed = BoardCursor(_int(snapshot), (_int(value), _int(games), _str(username)), _int(rank))
+    if parsed.snapshot < 0 or parsed.rank < 1:
+        raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
+    return parsed
+
+
+def encode_games(cursor: GamesCursor) -> str:
+    """The opaque form of a game-list cursor."""
+    return _encode(["gm", cursor.player_id, cursor.seq])
+
+
+def decode_games(cursor: object, player_id: str) -> GamesCursor:
+    """A cursor of `player_id`'s game list (BAD_USER_INPUT if it is not one)."""
+    _, owner, seq = _decode(cursor, "gm", 3)
+    if owner != player_id:
+        raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
+    return GamesCursor(_str(owner), _int(seq))

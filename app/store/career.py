@@ -1,0 +1,433 @@
+"""Career tables (ratings, rating history, statistics, game summaries) and their writes.
+
+A game's results are written once: `claim_game` inserts its `game_results` row (the
+table id is the key), and the whole update runs in the transaction of the change that
+ended the game. `seq` numbers the finished games from a counter row that each claim
+updates: its row lock makes the numbers follow commit order across processes, so a
+list keyed by `seq` never sees an older number commit after a newer one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Index,
+    Integer,
+    insert,
+    literal,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlmodel import Field, SQLModel
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from app.rules.career import CareerLine
+from app.rules.rating import DEFAULT_MU, DEFAULT_SIGMA, Skill
+
+from .models import PlayerRow
+
+GAMES_COUNTER = "games"
+
+
+def _big() -> Any:
+    return BigInteger().with_variant(Integer, "sqlite")
+
+
+class CounterRow(SQLModel, table=True):
+    """Named counters (`games`: the seq of the last finished game)."""
+
+    __tablename__ = "counters"
+
+    name: str = Field(primary_key=True, max_length=16)
+    value: int = Field(sa_column=Column(_big(), nullable=False))
+
+
+class GameResultRow(SQLModel, table=True):
+    """A finished game whose results were applied (one row per table, ever)."""
+
+    __tablename__ = "game_results"
+
+    table_id: str = Field(primary_key=True, foreign_key="tables.id", max_length=32)
+    seq: int = Field(sa_column=Column(_big(), nullable=False, unique=True))
+    finished_at: float
+    rated: bool
+
+
+class PlayerStatsRow(SQLModel, table=True):
+    """A player's career statistics, updated at each game's end."""
+
+    __tablename__ = "player_stats"
+
+    player_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32)
+    games: int = 0
+    wins: int = 0
+    abandoned: int = 0
+    hands: int = 0
+    contracts_made: int = 0
+    contracts_set: int = 0
+    nil_bids: int = 0
+    nils_made: int = 0
+    blind_nil_bids: int = 0
+    blind_nils_made: int = 0
+    bags: int = 0
+
+
+class RatingRow(SQLModel, table=True):
+    """A player's current rating. `username_key` is copied here so that the leaderboard
+    is one index scan; `seq` is the game that last changed it (see the leaderboard)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        Index("ix_ratings_board", "listed", "board_value", "board_games", "username_key"),
+    )
+
+    player_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32)
+    username_key: str = Field(max_length=20)
+    mu: float
+    sigma: float
+    value: int
+    deviation: int
+    games: int
+    seq: int = Field(sa_column=Column(_big(), nullable=False))
+    # The leaderboard's order as one ascending index: listed (not provisional) first,
+    # value and games negated so that "highest first" reads the index forwards.
+    listed: bool
+    board_value: int
+    board_games: int
+
+
+class RatingHistoryRow(SQLModel, table=True):
+    """A player's rating before and after one rated game."""
+
+    __tablename__ = "rating_history"
+
+    player_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32)
+    seq: int = Field(sa_column=Column(_big(), primary_key=True, index=True))
+    table_id: str = Field(foreign_key="tables.id", max_length=32)
+    mu_before: float
+    sigma_before: float
+    value_before: int
+    deviation_before: int
+    mu_after: float
+    sigma_after: float
+    value_after: int
+    deviation_after: int
+    games_after: int
+
+
+class GameSummaryRow(SQLModel, table=True):
+    """One player's summary of one finished game; (player, seq) pages newest first."""
+
+    __tablename__ = "game_summaries"
+
+    player_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32)
+    seq: int = Field(sa_column=Column(_big(), primary_key=True))
+    table_id: str = Field(foreign_key="tables.id", max_length=32)
+    finished_at: float
+    rated: bool
+    seat: str = Field(max_length=8)
+    won: bool
+    abandoned: bool
+    score_for: int
+    score_against: int
+    partner_id: str | None = Field(default=None, max_length=32)
+    opponents: str = Field(default="", max_length=200)  # player ids, comma-separated
+    rating_before: int | None = None
+    rating_after: int | None = None
+
+
+_COUNTERS = CounterRow.__table__  # type: ignore[attr-defined]
+_RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
+_STATS = PlayerStatsRow.__table__  # type: ignore[attr-defined]
+_RATINGS = RatingRow.__table__  # type: ignore[attr-defined]
+_HISTORY = RatingHistoryRow.__table__  # type: ignore[attr-defined]
+_SUMMARIES = GameSummaryRow.__table__  # type: ignore[attr-defined]
+_PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
+
+STAT_FIELDS = (
+    "games",
+    "wins",
+    "abandoned",
+    "hands",
+    "contracts_made",
+    "contracts_set",
+    "nil_bids",
+    "nils_made",
+    "blind_nil_bids",
+    "blind_nils_made",
+    "bags",
+)
+
+
+def _insert(connection: AsyncConnection, table: Any) -> Any:
+    """The dialect's INSERT, which knows ON CONFLICT."""
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
+async def claim_game(
+    session: AsyncSession, table_id: str, finished_at: float, rated: bool
+) -> int | None:
+    """Mark the game's results as applied and number it; None when they already were
+    (a repeated claim only leaves a gap in the numbers)."""
+    connection = await session.connection()
+    values = {"table_id": table_id, "finished_at": finished_at, "rated": rated}
+    if connection.dialect.name == "postgresql":
+        # One round trip: bump the counter and insert the claim numbered by it.
+        bumped = (
+            update(_COUNTERS)
+            .where(_COUNTERS.c.name == GAMES_COUNTER)
+            .values(value=_COUNTERS.c.value + 1)
+            .returning(_COUNTERS.c.value)
+            .cte("bumped")
+        )
+        claim = (
+            postgresql.insert(_RESULTS)
+            .from_select(
+                ["table_id", "seq", "finished_at", "rated"],
+                select(
+                    literal(table_id),
+                    bumped.c.value,
+                    literal(finished_at),
+                    literal(rated),
+                ),
+            )
+            .on_conflict_do_nothing(index_elements=["table_id"])
+            .returning(_RESULTS.c.seq)
+        )
+        row = (await connection.execute(claim)).first()
+        if row is not None:
+            return int(row[0])
+        if await claimed(connection, table_id):
+            return None
+    seq = await next_seq(connection)
+    claim = (
+        _insert(connection, _RESULTS)
+        .values(seq=seq, **values)
+        .on_conflict_do_nothing(index_elements=["table_id"])
+        .returning(_RESULTS.c.seq)
+    )
+    return None if (await connection.execute(claim)).first() is None else seq
+
+
+async def claimed(connection: AsyncConnection, table_id: str) -> bool:
+    """Whether the game's results were applied."""
+    found = await connection.execute(select(_RESULTS.c.seq).where(_RESULTS.c.table_id == table_id))
+    return found.first() is not None
+
+
+async def next_seq(connection: AsyncConnection) -> int:
+    """The next finished game's number (the counter row stays locked until commit); the
+    counter row is created if missing."""
+    bump = (
+        update(_COUNTERS)
+        .where(_COUNTERS.c.name == GAMES_COUNTER)
+        .values(value=_COUNTERS.c.value + 1)
+        .returning(_COUNTERS.c.value)
+    )
+    row = (await connection.execute(bump)).first()
+    if row is None:
+        await connection.execute(
+            _insert(connection, _COUNTERS)
+            .values(name=GAMES_COUNTER, value=0)
+            .on_conflict_do_nothing()
+        )
+        row = (await connection.execute(bump)).first()
+        assert row is not None
+    return int(row[0])
+
+
+def stats_values(line: CareerLine) -> dict[str, int]:
+    """What one game line adds to each statistic."""
+    return {
+        "games": 1,
+        "wins": int(line.won),
+        "abandoned": int(line.abandoned),
+        "hands": line.hands,
+        "contracts_made": line.contracts_made,
+        "contracts_set": line.contracts_set,
+        "nil_bids": line.nil_bids,
+        "nils_made": line.nils_made,
+        "blind_nil_bids": line.blind_nil_bids,
+        "blind_nils_made": line.blind_nils_made,
+        "bags": line.bags,
+    }
+
+
+async def add_stats(session: AsyncSession, lines: Sequence[CareerLine]) -> None:
+    """Add the game's lines to the players' statistics (one upsert)."""
+    if not lines:
+        return
+    connection = await session.connection()
+    statement = _insert(connection, _STATS).values(
+        [{"player_id": line.player_id, **stats_values(line)} for line in lines]
+    )
+    statement = statement.on_conflict_do_update(
+        index_elements=["player_id"],
+        set_={f: _STATS.c[f] + statement.excluded[f] for f in STAT_FIELDS},
+    )
+    await connection.execute(statement)
+
+
+async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[str, Skill]:
+    """The current skills of these players, created at the default for new ones and
+    locked until commit (two games ending at once for one player apply in turn)."""
+    if not player_ids:
+        return {}
+    connection = await session.connection()
+    seed = select(
+        _PLAYERS.c.id,
+        _PLAYERS.c.username_key,
+        literal(DEFAULT_MU),
+        literal(DEFAULT_SIGMA),
+        literal(Skill().value),
+        literal(Skill().deviation),
+        literal(0),
+        literal(0),
+        literal(False),
+        literal(-Skill().value),
+        literal(0),
+    ).where(_PLAYERS.c.id.in_(player_ids))
+    # Rows are locked in id order; game ends are serialized by the counter row anyway
+    # (claim_game), so two games sharing players cannot deadlock here.
+    seed = seed.order_by(_PLAYERS.c.id)
+    columns = [
+        "player_id",
+        "username_key",
+        "mu",
+        "sigma",
+        "value",
+        "deviation",
+        "games",
+        "seq",
+        "listed",
+        "board_value",
+        "board_games",
+    ]
+    # A no-op update on conflict locks an existing row and returns it as it stands.
+    statement = _insert(connection, _RATINGS).from_select(columns, seed)
+    statement = statement.on_conflict_do_update(
+        index_elements=["player_id"], set_={"player_id": statement.excluded.player_id}
+    ).returning(_RATINGS.c.player_id, _RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games)
+    rows = await connection.execute(statement)
+    return {r.player_id: Skill(r.mu, r.sigma, r.games) for r in rows}
+
+
+async def save_skills(
+    session: AsyncSession,
+    table_id: str,
+    seq: int,
+    before: dict[str, Skill],
+    after: dict[str, Skill],
+) -> None:
+    """Store the new skills and each player's before/after history row."""
+    if not after:
+        return
+    connection = await session.connection()
+    rows = [
+        {
+            "player_id": player_id,
+            "username_key": "",  # never inserted: every row exists (lock_skills)
+            "mu": skill.mu,
+            "sigma": skill.sigma,
+            "value": skill.value,
+            "deviation": skill.deviation,
+            "games": skill.games,
+            "seq": seq,
+            **board_values(skill),
+        }
+        for player_id, skill in after.items()
+    ]
+    statement = _insert(connection, _RATINGS).values(rows)
+    changed = ("mu", "sigma", "value", "deviation", "games", "seq", *board_values(NEW))
+    statement = statement.on_conflict_do_update(
+        index_elements=["player_id"], set_={c: statement.excluded[c] for c in changed}
+    )
+    await connection.execute(statement)
+    await connection.execute(
+        insert(_HISTORY),
+        [
+            {
+                "player_id": player_id,
+                "seq": seq,
+                "table_id": table_id,
+                "mu_before": before[player_id].mu,
+                "sigma_before": before[player_id].sigma,
+                "value_before": before[player_id].value,
+                "deviation_before": before[player_id].deviation,
+                "mu_after": skill.mu,
+                "sigma_after": skill.sigma,
+                "value_after": skill.value,
+                "deviation_after": skill.deviation,
+                "games_after": skill.games,
+            }
+            for player_id, skill in after.items()
+        ],
+    )
+
+
+NEW = Skill()
+
+
+def board_values(skill: Skill) -> dict[str, Any]:
+    """The leaderboard columns of a rating."""
+    return {
+        "listed": not skill.provisional,
+        "board_value": -skill.value,
+        "board_games": -skill.games,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """What the summaries of one game share."""
+
+    table_id: str
+    seq: int
+    finished_at: float
+    rated: bool
+
+
+async def add_summaries(
+    session: AsyncSession,
+    game: FinishedGame,
+    lines: Sequence[CareerLine],
+    before: dict[str, Skill],
+    after: dict[str, Skill],
+) -> None:
+    """One game summary per line."""
+    if not lines:
+        return
+    connection = await session.connection()
+    await connection.execute(
+        insert(_SUMMARIES),
+        [
+            {
+                "player_id": line.player_id,
+                "seq": game.seq,
+                "table_id": game.table_id,
+                "finished_at": game.finished_at,
+                "rated": game.rated,
+                "seat": line.seat.name,
+                "won": line.won,
+                "abandoned": line.abandoned,
+                "score_for": line.score_for,
+                "score_against": line.score_against,
+                "partner_id": line.partner_id,
+                "opponents": ",".join(line.opponent_ids),
+                "rating_before": (
+                    before[line.player_id].value if line.player_id in after else None
+                ),
+                "rating_after": (after[line.player_id].value if line.player_id in after else None),
+            }
+            for line in lines
+        ],
+    )

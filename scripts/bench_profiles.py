@@ -1,0 +1,348 @@
+"""Benchmark careers on PostgreSQL: leaderboard and profile pages on a large database, and
+the extra cost of a game's end (its ratings, statistics and summaries).
+
+    .venv/bin/python scripts/bench_profiles.py            # 10,000 players, 100,000 games
+    .venv/bin/python scripts/bench_profiles.py --full     # 100,000 players, 1,000,000 games
+    .venv/bin/python scripts/bench_profiles.py --players N --games M [--samples S]
+
+It creates (and afterwards drops) its own database on SPADES_BENCH_PG (default
+postgresql+asyncpg://postgres@127.0.0.1:5432/postgres's server), applies the migrations,
+and fills it with set-based SQL (generate_series): players, finished tables, one game
+summary per seat, statistics and ratings. Then it times, through the service code and
+its real SQL (no HTTP/GraphQL layer):
+
+- `leaderboard` pages of 20: the first, and pages deep in the list (cursor from a page
+  read before);
+- `profile` (profile + stats + rating) and its first `games` page, then a later page;
+- a game's final move through the Ledger: with the careers hook (ORM transaction with
+  the career writes) against without it (the one-trip move writer), rated and unrated.
+
+Prints p50/p95 in milliseconds beside the machine calibration; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+# Measure the checkout this script belongs to, whatever is installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import asyncpg  # type: ignore[import-untyped]
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from app.broker.memory import MemoryBroker
+from app.rules.bots import POLICIES, PolicyName
+from app.rules.game import Game, Phase
+from app.rules.moves import Move
+from app.rules.serialize import game_to_json
+from app.services.accounts.profiles import ProfileService
+from app.services.accounts.results import game_over_effect
+from app.services.auth import Player
+from app.services.games import apply_move
+from app.services.ledger import Change, Effect, Ledger
+from app.services.model import TableSnapshot
+from app.store.db import Database
+from app.store.migrate import upgrade
+
+SERVER = "postgresql://postgres@127.0.0.1:5432"
+
+
+def calibration() -> str:
+    """The machine's speed, as `python3 -m timeit "sum(range(10000))"` reports it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "timeit", "sum(range(10000))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip()
+
+
+async def fill(url: str, players: int, games: int) -> None:
+    """Players, finished games (tables, results, four summaries each), statistics and
+    ratings, all with set-based SQL."""
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(
+            """
+            INSERT INTO players (id, username, username_key, password_hash, created_at)
+            SELECT 'p' || i, 'user' || i, 'user' || i, 'x', 1.7e9 + i
+            FROM generate_series(1, $1) AS i
+            """,
+            players,
+        )
+        await connection.execute(
+            """
+            INSERT INTO tables (id, name, host_id, visibility, join_policy, spectating, status,
+                                version, seed, game_state, created_at, updated_at, rated)
+            SELECT 't' || g, NULL, 'p' || ((g * 4) % $2 + 1), 'PUBLIC', 'OPEN', true,
+                   'FINISHED', 300, NULL, NULL, 1.7e9 + g, 1.7e9 + g, g % 2 = 0
+            FROM generate_series(1, $1) AS g
+            """,
+            games,
+            players,
+        )
+        await connection.execute(
+            """
+            INSERT INTO game_results (table_id, seq, finished_at, rated)
+            SELECT 't' || g, g, 1.7e9 + g, g % 2 = 0 FROM generate_series(1, $1) AS g
+            """,
+            games,
+        )
+        # Four distinct players per game: p(base), p(base+1), ... with base = 4g mod N.
+        await connection.execute(
+            """
+            INSERT INTO game_summaries (player_id, seq, table_id, finished_at, rated, seat,
+                won, abandoned, score_for, score_against, partner_id, opponents,
+                rating_before, rating_after)
+            SELECT 'p' || ((g * 4 + k) % $2 + 1), g, 't' || g, 1.7e9 + g, g % 2 = 0,
+                   (ARRAY['NORTH','EAST','SOUTH','WEST'])[k + 1], (k + g) % 2 = 0, false,
+                   250, 120, 'p' || ((g * 4 + (k + 2) % 4) % $2 + 1),
+                   'p' || ((g * 4 + (k + 1) % 4) % $2 + 1) || ','
+                       || 'p' || ((g * 4 + (k + 3) % 4) % $2 + 1),
+                   CASE WHEN g % 2 = 0 THEN 1500 END, CASE WHEN g % 2 = 0 THEN 1510 END
+            FROM generate_series(1, $1) AS g, generate_series(0, 3) AS k
+            """,
+            games,
+            players,
+        )
+        await connection.execute(
+            """
+            INSERT INTO player_stats
+            SELECT player_id, count(*), count(*) FILTER (WHERE won), 0, count(*) * 6,
+                   count(*) * 3, count(*) * 3, count(*) / 5, count(*) / 10, 0, 0, count(*) * 4
+            FROM game_summaries GROUP BY player_id
+            """
+        )
+        await connection.execute(
+            """
+            INSERT INTO ratings (player_id, username_key, mu, sigma, value, deviation, games,
+                                 seq, listed, board_value, board_games)
+            SELECT 'p' || i, 'user' || i, r.mu, 2.5, round(1500 + 42 * (r.mu - 25)), 105,
+                   r.games, 0, r.games >= 10, -round(1500 + 42 * (r.mu - 25)), -r.games
+            FROM generate_series(1, $1) AS i,
+                 LATERAL (SELECT 25 + 6 * (random() + random() + random() - 1.5) AS mu,
+                                 (i % 40) + (4 * $2 / $1) / 2 AS games) AS r
+            """,
+            players,
+            games,
+        )
+        await connection.execute("UPDATE counters SET value = $1 WHERE name = 'games'", games)
+        await connection.execute("ANALYZE")
+    finally:
+        await connection.close()
+
+
+async def timed(samples: int, run: Callable[[int], Awaitable[Any]]) -> tuple[float, float]:
+    """p50 and p95 in ms of `samples` calls of `run(i)` (after a few warm-up calls)."""
+    for i in range(5):
+        await run(i)
+    times = []
+    for i in range(samples):
+        start = time.perf_counter()
+        await run(i)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return statistics.median(times), times[int(len(times) * 0.95) - 1]
+
+
+def final_positions(count: int) -> list[tuple[Game, Move]]:
+    """Bot games played to their last move: (the game before it, that move)."""
+    out = []
+    choose = POLICIES[PolicyName.BASIC]
+    for seed in range(count):
+        rng = random.Random(seed)
+        game, _ = Game.start(["p1", "p2", "p3", "p4"], seed=seed)
+        while True:
+            seat = game.turn
+            assert seat is not None
+            move = choose(game, seat, rng)
+            probe = game.copy()
+            probe.apply(move)
+            if probe.phase is Phase.GAME_OVER:
+                out.append((game, move))
+                break
+            game.apply(move)
+    return out
+
+
+async def store_table(db: Database, table_id: str, game: Game, rated: bool) -> None:
+    """A playing table at its last move, straight into the database."""
+    async with db.write() as session:
+        connection = await session.connection()
+        await connection.exec_driver_sql(
+            "INSERT INTO tables (id, name, host_id, visibility, join_policy, spectating, status,"
+            " version, seed, game_state, created_at, updated_at, rated) VALUES"
+            " ($1, NULL, 'p1', 'PUBLIC', 'OPEN', true, 'PLAYING', 100, NULL, $2, 0, 0, $3)",
+            (table_id, game_to_json(game), rated),
+        )
+        for seat, player in zip(("NORTH", "EAST", "SOUTH", "WEST"), game.players, strict=True):
+            await connection.exec_driver_sql(
+                "INSERT INTO seats (table_id, seat, player_id) VALUES ($1, $2, $3)",
+                (table_id, seat, player),
+            )
+
+
+def _no_op_effect(_table: TableSnapshot) -> Effect:
+    """An effect that writes nothing: the final move then takes the ORM transaction path,
+    which separates that path's cost from the career writes' own."""
+
+    async def nothing(_session: AsyncSession) -> None:
+        return None
+
+    return nothing
+
+
+def _finisher(ledger: Ledger, tables: list[tuple[str, Move]]) -> Callable[[int], Awaitable[None]]:
+    """Each call makes the final move of the next table (read first: cached, as live)."""
+    pending = iter(tables)
+
+    async def finish(_i: int) -> None:
+        table_id, move = next(pending)
+        await ledger.get(table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            return apply_move(table, move)
+
+        await ledger.change(table_id, decide)
+
+    return finish
+
+
+async def game_end_cost(url: str, samples: int) -> dict[str, tuple[float, float]]:
+    """p50/p95 of the final move through the Ledger: without the careers hook, and with
+    it on unrated and rated tables. The variants take turns, sample by sample, so that a
+    change in the machine's load weighs on all of them alike."""
+    db = Database(url)
+    ledger = Ledger(db, MemoryBroker())
+    positions = final_positions(8)
+    variants: list[tuple[str, Callable[[TableSnapshot], Effect] | None, bool]] = [
+        ("final move, no careers (before)", None, False),
+        ("final move, ORM transaction, no career writes", _no_op_effect, False),
+        ("final move + careers, unrated", game_over_effect, False),
+        ("final move + careers, rated", game_over_effect, True),
+    ]
+    times: dict[str, list[float]] = {label: [] for label, _, _ in variants}
+    try:
+        tables: dict[str, list[tuple[str, Move]]] = {}
+        for label, _, rated in variants:
+            tables[label] = []
+            for i in range(samples + 5):
+                table_id = uuid.uuid4().hex
+                game, move = positions[i % len(positions)]
+                await store_table(db, table_id, game, rated)
+                tables[label].append((table_id, move))
+        finishers = {label: _finisher(ledger, tables[label]) for label, _, _ in variants}
+        for i in range(samples + 5):
+            for label, hook, _ in variants:
+                ledger.on_finish = hook
+                start = time.perf_counter()
+                await finishers[label](i)
+                if i >= 5:  # the first five warm up
+                    times[label].append((time.perf_counter() - start) * 1000)
+    finally:
+        await db.dispose()
+    figures = {}
+    for label, measured in times.items():
+        measured.sort()
+        figures[label] = (statistics.median(measured), measured[int(len(measured) * 0.95) - 1])
+    return figures
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="100,000 players, 1,000,000 games")
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--samples", type=int, default=200)
+    args = parser.parse_args()
+    players, games = (100_000, 1_000_000) if args.full else (args.players, args.games)
+    name = f"bench_profiles_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(f"{SERVER}/postgres")
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    try:
+        await asyncio.to_thread(upgrade, url)
+        started = time.perf_counter()
+        await fill(f"{SERVER}/{name}", players, games)
+        print(f"calibration: {calibration()}; load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"filled {players:,} players and {games:,} games in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+        db = Database(url)
+        service = ProfileService(db)
+        viewer = Player("p1", "user1")
+        rng = random.Random(1)
+        try:
+            deep = []
+            after = None
+            pages = max(2, min(200, players // 20 - 2))
+            for page in range(pages):
+                result = await service.leaderboard(viewer, 20, after)
+                after = result.edges[-1][0]
+                if page % (pages // 2 if pages < 20 else 20) == 0:
+                    deep.append(after)
+            lines = [
+                ("leaderboard, first page of 20", lambda i: service.leaderboard(viewer, 20, None)),
+                (
+                    "leaderboard, a page of 20 from rank 400..4000",
+                    lambda i: service.leaderboard(viewer, 20, deep[i % len(deep)]),
+                ),
+            ]
+
+            async def profile_page(i: int) -> None:
+                name = f"user{rng.randrange(1, players + 1)}"
+                found = await service.profile(viewer, name)
+                assert found is not None
+                await service.games(found.player.id, 20, None)
+
+            async def later_page(i: int) -> None:
+                player_id = f"p{rng.randrange(1, players + 1)}"
+                first = await service.games(player_id, 10, None)
+                cursor = first.edges[-1][0]
+                start = time.perf_counter()
+                await service.games(player_id, 20, cursor)
+                later_times.append((time.perf_counter() - start) * 1000)
+
+            later_times: list[float] = []
+            print(f"{'operation':52} {'p50 ms':>8} {'p95 ms':>8}")
+            for label, run in lines:
+                p50, p95 = await timed(args.samples, run)
+                print(f"{label:52} {p50:8.2f} {p95:8.2f}")
+            p50, p95 = await timed(args.samples, profile_page)
+            print(f"{'profile + its first games page of 20':52} {p50:8.2f} {p95:8.2f}")
+            await timed(args.samples, later_page)
+            later_times.sort()
+            p50, p95 = statistics.median(later_times), later_times[int(len(later_times) * 0.95) - 1]
+            print(f"{'games page of 20 after a cursor':52} {p50:8.2f} {p95:8.2f}")
+        finally:
+            await db.dispose()
+        costs = await game_end_cost(url, max(50, args.samples // 2))
+        for label, (p50, p95) in costs.items():
+            print(f"{label:52} {p50:8.2f} {p95:8.2f}")
+        base = costs["final move, no careers (before)"][0]
+        for label in ("final move + careers, unrated", "final move + careers, rated"):
+            kind = label.rsplit(", ", 1)[-1]
+            print(f"extra cost of a game's end ({kind}): {costs[label][0] - base:+.2f} ms (p50)")
+    finally:
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name
+        )
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        await admin.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

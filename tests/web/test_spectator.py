@@ -1,0 +1,143 @@
+"""A spectator's page never holds an unplayed card: not in its DOM, not in any payload
+it received (HTTP responses and WebSocket frames)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.support.server import LiveServer
+from tests.web import pages
+
+SUITS = ["SPADES", "HEARTS", "CLUBS", "DIAMONDS"]
+RANKS = ["TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN", "JACK",
+         "QUEEN", "KING", "ACE"]  # fmt: skip
+DECK = {f"{rank}-{suit}" for suit in SUITS for rank in RANKS}
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every {suit, rank} object anywhere in a JSON value, as RANK-SUIT."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        if isinstance(value.get("suit"), str) and isinstance(value.get("rank"), str):
+            found.add(f"{value['rank']}-{value['suit']}")
+        for item in value.values():
+            found |= cards_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= cards_in(item)
+    return found
+
+
+def views_in(value: Any) -> list[dict[str, Any]]:
+    """Every GameView-like object (one with legalPlays) in a JSON value."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        if "legalPlays" in value:
+            found.append(value)
+        for item in value.values():
+            found += views_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += views_in(item)
+    return found
+
+
+class Recorder:
+    """Every JSON payload a page receives: HTTP response bodies and WebSocket frames."""
+
+    def __init__(self, page: Any) -> None:
+        self.payloads: list[Any] = []
+        page.on("websocket", self._socket)
+        page.on("response", self._response)
+
+    def _socket(self, socket: Any) -> None:
+        socket.on("framereceived", self._text)
+
+    def _response(self, response: Any) -> None:
+        if "graphql" in response.url:
+            try:
+                self._text(response.text())
+            except Exception:  # a body Chromium no longer keeps (navigation): none to check
+                return
+
+    def _text(self, text: Any) -> None:
+        try:
+            self.payloads.append(json.loads(text))
+        except (ValueError, TypeError):
+            self.payloads.append(str(text))
+
+
+def played_by_now(payloads: list[Any]) -> set[str]:
+    """The cards a seated player has seen on the table (its every update)."""
+    played: set[str] = set()
+    for view in views_in(payloads):
+        played |= cards_in(view.get("currentTrick")) | cards_in(view.get("lastTrick"))
+    return played
+
+
+def test_a_spectator_page_holds_no_unplayed_card(browser: Any, web_server: LiveServer) -> None:
+    recorders: list[Recorder] = []
+    host = pages.sign_up(
+        browser, web_server, "host", lambda page: recorders.append(Recorder(page)),
+        viewport={"width": 1100, "height": 900},
+    )  # fmt: skip
+    host_seen = recorders[-1]
+    table_id = pages.create_table(host, "Watched table", seed=5)
+    for seat in ("EAST", "SOUTH", "WEST"):
+        pages.add_bot(host, seat)
+    host.game().wait_for()
+
+    watcher = pages.sign_up(
+        browser, web_server, "watch", lambda page: recorders.append(Recorder(page)),
+        viewport={"width": 1100, "height": 900},
+    )  # fmt: skip
+    watched = recorders[-1]
+    watcher.page.get_by_role("button", name="Watch Watched table").click()
+    watcher.page.locator(".table-page[data-mode=spectator] .game").wait_for()
+    assert watcher.page.locator(f".table-page[data-table-id='{table_id}']").count() == 1
+
+    while True:
+        pages.wait_turn(host)
+        pages.act(host, 4)
+        if len(played_by_now(host_seen.payloads)) >= 15:
+            break
+    # The host's turn: the bots have moved, nothing changes until the host does.
+    pages.wait_turn(host)
+    watcher.wait_version_at_least(host.version())
+    host.page.wait_for_timeout(300)  # the recorder has every frame the host's page shows
+    # Mid-trick, so the DOM holds a trick in progress as well.
+    played = played_by_now(host_seen.payloads)
+    unplayed = DECK - played
+    assert len(unplayed) >= 20  # most of the hand is still unplayed
+
+    # The payloads: cards only where played, no hand, no legal plays.
+    received = cards_in(watched.payloads)
+    assert received, "the spectator saw cards being played"
+    assert not received & unplayed, f"unplayed cards reached the spectator: {received & unplayed}"
+    views = views_in(watched.payloads)
+    assert views, "the spectator received game views"
+    assert all(v.get("hand") is None and v["legalPlays"] == [] for v in views)
+    raw = json.dumps(watched.payloads)
+    assert '"hand": [' not in raw
+
+    # The DOM: no hand, and no unplayed card named in any attribute or text.
+    page = watcher.page
+    assert page.locator(".hand").count() == 0
+    html = page.content()
+    named = set(page.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
+    assert named and not named & unplayed
+    labels = (
+        " ".join(
+            page.locator("[aria-label]").evaluate_all(
+                "els => els.map(e => e.getAttribute('aria-label'))"
+            )
+        ).lower()
+        + page.inner_text("body").lower()
+    )
+    for card in unplayed:
+        rank, suit = card.split("-")
+        assert card not in html
+        assert f"{rank.lower()} of {suit.lower()}" not in labels, card
+    for player in (host, watcher):
+        player.page.context.close()

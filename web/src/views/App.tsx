@@ -1,0 +1,132 @@
+import { useEffect, useState } from "preact/hooks";
+import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "../api";
+import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "../graphql/generated";
+import { announcement } from "../live";
+import { fourColour } from "../prefs";
+import { navigate, route } from "../router";
+import { signal, useSignal } from "../signal";
+import { Auth } from "./Auth";
+import { Lobby } from "./Lobby";
+import { Social } from "./Social";
+import { TablePage } from "./TablePage";
+
+/** Bumped by each notification, so social lists refetch. */
+export const socialTick = signal(0);
+export const toast = signal<string | null>(null);
+
+const NOTICE_WORDS: Record<string, (who: string) => string> = {
+  FRIEND_REQUEST: (who) => `${who} sent you a friend request.`,
+  FRIEND_ACCEPTED: (who) => `${who} accepted your friend request.`,
+  FRIEND_DECLINED: (who) => `${who} declined your friend request.`,
+  FRIEND_REMOVED: (who) => `${who} removed you as a friend.`,
+  INVITATION: (who) => `${who} invited you to a table.`,
+  INVITATION_DECLINED: (who) => `${who} declined your invitation.`,
+  KICKED: () => "The host removed you from a table.",
+};
+
+export function App() {
+  const currentToken = useSignal(token);
+  // The cached player lets the lobby load at once; `me` confirms it (or signs out).
+  const [me, setMe] = useState<PlayerFieldsFragment | null>(() => (token.value ? cachedPlayer() : null));
+  const current = useSignal(route);
+  const linkState = useSignal(link);
+  const spoken = useSignal(announcement);
+  const message = useSignal(toast);
+  const deck = useSignal(fourColour);
+
+  useEffect(() => {
+    if (!currentToken) {
+      setMe(null);
+      return;
+    }
+    setMe(cachedPlayer());
+    void query(MeDocument, {}).then((result) => {
+      if (result.data?.me) {
+        savePlayer(result.data.me);
+        const confirmed = result.data.me;
+        setMe((old) => (old?.id === confirmed.id && old.username === confirmed.username ? old : confirmed));
+      } else if (result.data || result.code === "UNAUTHENTICATED") signOutLocally();
+    });
+    const stop = live(
+      NotificationsDocument,
+      {},
+      ({ notifications: note }) => {
+        const who = note.player?.username ?? "Someone";
+        toast.value = (NOTICE_WORDS[note.event] ?? (() => `Notice: ${note.event}`))(who);
+        socialTick.value += 1;
+      },
+      () => undefined,
+    );
+    // Notifications have no `since`: after a drop, the social lists are read again.
+    const stopReconnect = onReconnect(() => (socialTick.value += 1));
+    return () => {
+      stop();
+      stopReconnect();
+    };
+  }, [currentToken]);
+
+  useEffect(() => {
+    if (!message) return;
+    const timer = setTimeout(() => (toast.value = null), 6000);
+    return () => clearTimeout(timer);
+  }, [message]);
+
+  const signOut = async (): Promise<void> => {
+    await mutate(SignOutDocument, {});
+    signOutLocally();
+    navigate("/");
+  };
+
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <a class="brand" href="/" onClick={(e) => { e.preventDefault(); navigate("/"); }}>
+          <span aria-hidden="true">♠</span> Spades Online
+        </a>
+        {me && (
+          <nav aria-label="Main">
+            <a href="/" aria-current={current.page === "lobby" ? "page" : undefined}
+              onClick={(e) => { e.preventDefault(); navigate("/"); }}>Lobby</a>
+            <a href="/friends" aria-current={current.page === "social" ? "page" : undefined}
+              onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
+          </nav>
+        )}
+        <div class="top-right">
+          <span class={`link link-${linkState}`} data-link={linkState} role="status">
+            {linkState === "reconnecting" ? "Reconnecting…" : linkState === "online" ? "Live" : ""}
+          </span>
+          <label class="toggle">
+            <input type="checkbox" checked={deck} onChange={(e) => (fourColour.value = e.currentTarget.checked)} />
+            Four-colour deck
+          </label>
+          {me && (
+            <>
+              <span class="me" data-me={me.username}>{me.username}</span>
+              <button type="button" class="ghost" onClick={() => void signOut()}>Sign out</button>
+            </>
+          )}
+        </div>
+      </header>
+      <div class="sr-only" aria-live="polite" aria-atomic="true">{spoken}</div>
+      {message && (
+        <div class="toast" role="status">
+          {message} <button type="button" class="ghost" onClick={() => (toast.value = null)} aria-label="Dismiss">×</button>
+        </div>
+      )}
+      <main id="main">
+        {!currentToken ? (
+          <Auth />
+        ) : !me ? (
+          <p class="muted">Loading…</p>
+        ) : current.page === "table" ? (
+          <TablePage key={current.tableId} tableId={current.tableId} code={current.code} me={me} />
+        ) : current.page === "social" ? (
+          <Social me={me} />
+        ) : (
+          <Lobby me={me} />
+        )}
+      </main>
+    </>
+  );
+}

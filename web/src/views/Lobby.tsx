@@ -1,0 +1,204 @@
+import { useEffect, useState } from "preact/hooks";
+import { mutate, query } from "../api";
+import { seatName } from "../cards";
+import {
+  CreateTableDocument,
+  DeclineInvitationDocument,
+  JoinTableDocument,
+  SocialDocument,
+  type JoinPolicy,
+  type PlayerFieldsFragment,
+  type Seat,
+  type SocialQuery,
+  type TableSummaryFragment,
+  type Visibility,
+} from "../graphql/generated";
+import { useLobby } from "../live";
+import { navigate, tablePath } from "../router";
+import { useSignal } from "../signal";
+import { socialTick } from "./App";
+
+const VISIBILITIES: Visibility[] = ["PUBLIC", "FRIENDS_ONLY", "PRIVATE"];
+const POLICIES: Record<Visibility, JoinPolicy[]> = {
+  PUBLIC: ["OPEN", "FRIENDS_ONLY", "INVITE_ONLY"],
+  FRIENDS_ONLY: ["FRIENDS_ONLY", "INVITE_ONLY"],
+  PRIVATE: ["INVITE_ONLY"],
+};
+export const words = (value: string): string => value.charAt(0) + value.slice(1).toLowerCase().replace(/_/g, " ");
+
+/** The create-table form: every option of CreateTableInput. */
+function CreateTable() {
+  const [name, setName] = useState("");
+  const [visibility, setVisibility] = useState<Visibility>("PUBLIC");
+  const [joinPolicy, setJoinPolicy] = useState<JoinPolicy | "">("");
+  const [spectating, setSpectating] = useState(true);
+  const [seed, setSeed] = useState("");
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    setError(null);
+    const policy = joinPolicy && POLICIES[visibility].includes(joinPolicy) ? joinPolicy : null;
+    const result = await mutate(CreateTableDocument, {
+      input: {
+        name: name.trim() || null,
+        visibility,
+        joinPolicy: policy,
+        spectating,
+        seed: seed.trim() === "" ? null : Number(seed),
+      },
+    });
+    if (result.data) navigate(tablePath(result.data.createTable.id));
+    else setError(result.error);
+  };
+
+  return (
+    <form class="panel create" onSubmit={(e) => void submit(e)} aria-labelledby="create-title">
+      <h2 id="create-title">New table</h2>
+      <label>
+        Name <span class="muted">(optional)</span>
+        <input name="name" maxLength={50} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <div class="row">
+        <label>
+          Who can see it
+          <select name="visibility" value={visibility}
+            onChange={(e) => setVisibility(e.currentTarget.value as Visibility)}>
+            {VISIBILITIES.map((v) => <option value={v} key={v}>{words(v)}</option>)}
+          </select>
+        </label>
+        <label>
+          Who can sit
+          <select name="joinPolicy" value={joinPolicy}
+            onChange={(e) => setJoinPolicy(e.currentTarget.value as JoinPolicy | "")}>
+            <option value="">Most open allowed</option>
+            {POLICIES[visibility].map((p) => <option value={p} key={p}>{words(p)}</option>)}
+          </select>
+        </label>
+      </div>
+      <label class="check">
+        <input type="checkbox" name="spectating" checked={spectating}
+          onChange={(e) => setSpectating(e.currentTarget.checked)} />
+        Allow spectators
+      </label>
+      <details>
+        <summary>Advanced</summary>
+        <label>
+          Deal seed <span class="muted">(only on servers that allow seeded tables)</span>
+          <input name="seed" inputMode="numeric" pattern="-?[0-9]*" value={seed}
+            onInput={(e) => setSeed(e.currentTarget.value)} />
+        </label>
+      </details>
+      {error && <p class="error" role="alert">{error}</p>}
+      <button type="submit" class="primary">Create table</button>
+    </form>
+  );
+}
+
+function TableCard({ table, me }: { table: TableSummaryFragment; me: PlayerFieldsFragment }) {
+  const [error, setError] = useState<string | null>(null);
+  const seated = table.seats.some((s) => s.playerId === me.id);
+  const sit = async (seat: Seat): Promise<void> => {
+    const result = await mutate(JoinTableDocument, { tableId: table.id, seat, code: null });
+    if (result.data) navigate(tablePath(table.id));
+    else setError(result.error);
+  };
+  const title = table.name ?? `${table.host.username}'s table`;
+  return (
+    <li class="table-card panel" data-table-id={table.id}>
+      <div class="table-card-head">
+        <h3>{title}</h3>
+        <span class={`badge status-${table.status.toLowerCase()}`}>{words(table.status)}</span>
+      </div>
+      <p class="muted small">
+        Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
+        {table.spectating ? " · spectators welcome" : ""}
+      </p>
+      <ul class="seat-list" aria-label={`Seats at ${title}`}>
+        {table.seats.map((s) => (
+          <li key={s.seat}>
+            <span class="seat-label">{seatName(s.seat)}</span>{" "}
+            {s.playerId ? (
+              <span>{s.isBot ? "Bot" : s.username}</span>
+            ) : table.status === "WAITING" && !seated ? (
+              <button type="button" class="small" onClick={() => void sit(s.seat)}
+                aria-label={`Sit ${seatName(s.seat)} at ${title}`}>Sit here</button>
+            ) : (
+              <span class="muted">empty</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        {seated ? (
+          <button type="button" class="primary" onClick={() => navigate(tablePath(table.id))}>Open</button>
+        ) : table.spectating ? (
+          <button type="button" onClick={() => navigate(tablePath(table.id))} aria-label={`Watch ${title}`}>Watch</button>
+        ) : null}
+      </div>
+      {error && <p class="error" role="alert">{error}</p>}
+    </li>
+  );
+}
+
+function Invitations() {
+  const tick = useSignal(socialTick);
+  const [invites, setInvites] = useState<SocialQuery["invitations"]>([]);
+  useEffect(() => {
+    void query(SocialDocument, {}).then((r) => r.data && setInvites(r.data.invitations));
+  }, [tick]);
+  if (invites.length === 0) return null;
+  const decline = async (id: string): Promise<void> => {
+    const result = await mutate(DeclineInvitationDocument, { invitationId: id });
+    if (result.data) setInvites((old) => old.filter((i) => i.id !== id));
+  };
+  return (
+    <section class="panel" aria-labelledby="invites-title">
+      <h2 id="invites-title">Invitations</h2>
+      <ul class="plain">
+        {invites.map((invite) => (
+          <li key={invite.id} class="invite">
+            {invite.from.username} invited you to {invite.table.name ?? "a table"}.{" "}
+            <button type="button" class="primary small" onClick={() => navigate(tablePath(invite.table.id))}>Open</button>{" "}
+            <button type="button" class="small" onClick={() => void decline(invite.id)}>Decline</button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** The live lobby: every table the player may see, kept current by lobbyUpdates. */
+export function Lobby({ me }: { me: PlayerFieldsFragment }) {
+  const [openOnly, setOpenOnly] = useState(false);
+  const [nameContains, setNameContains] = useState("");
+  const { tables, error, ready } = useLobby({ openSeatsOnly: openOnly || null, nameContains: nameContains.trim() || null });
+  return (
+    <div class="lobby" data-ready={ready ? "lobby" : undefined}>
+      <h1 class="sr-only">Lobby</h1>
+      <div class="lobby-side">
+        <CreateTable />
+        <Invitations />
+      </div>
+      <section class="lobby-tables" aria-labelledby="lobby-title">
+        <h2 id="lobby-title" class="page-title">Tables</h2>
+        <div class="row filters">
+          <label class="check">
+            <input type="checkbox" checked={openOnly} onChange={(e) => setOpenOnly(e.currentTarget.checked)} />
+            Open seats only
+          </label>
+          <label>
+            <span class="sr-only">Search by name</span>
+            <input type="search" placeholder="Search by name" value={nameContains}
+              onInput={(e) => setNameContains(e.currentTarget.value)} />
+          </label>
+        </div>
+        {error && <p class="error" role="alert">{error}</p>}
+        {ready && tables.length === 0 && <p class="muted">No tables yet: create one.</p>}
+        <ul class="tables plain" aria-live="polite">
+          {tables.map((t) => <TableCard key={t.id} table={t} me={me} />)}
+        </ul>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+import { useEffect, useState } from "preact/hooks";
+import { mutate, query } from "../api";
+import {
+  BlockPlayerDocument,
+  RemoveFriendDocument,
+  RespondToFriendRequestDocument,
+  SendFriendRequestDocument,
+  SocialDocument,
+  UnblockPlayerDocument,
+  type PlayerFieldsFragment,
+  type SocialQuery,
+} from "../graphql/generated";
+import { navigate, tablePath } from "../router";
+import { useSignal } from "../signal";
+import { socialTick } from "./App";
+
+// The API has no list of blocked players; this browser remembers whom it blocked.
+const BLOCKED_KEY = "spades.blocked";
+function loadBlocked(): PlayerFieldsFragment[] {
+  try {
+    const parsed: unknown = JSON.parse(localStorage.getItem(BLOCKED_KEY) ?? "[]");
+    return Array.isArray(parsed) ? (parsed as PlayerFieldsFragment[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Block a player (also ends a friendship); remembered here so it can be undone. */
+export async function block(player: PlayerFieldsFragment): Promise<string | null> {
+  const result = await mutate(BlockPlayerDocument, { playerId: player.id });
+  if (result.error) return result.error;
+  const list = loadBlocked().filter((p) => p.id !== player.id);
+  localStorage.setItem(BLOCKED_KEY, JSON.stringify([...list, player]));
+  socialTick.value += 1;
+  return null;
+}
+
+/** Friends, friend requests, invitations and blocks. */
+export function Social({ me }: { me: PlayerFieldsFragment }) {
+  const tick = useSignal(socialTick);
+  const [data, setData] = useState<SocialQuery | null>(null);
+  const [blocked, setBlocked] = useState(loadBlocked);
+  const [username, setUsername] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const reload = async (): Promise<void> => {
+    const result = await query(SocialDocument, {});
+    if (result.data) setData(result.data);
+    else setError(result.error);
+    setBlocked(loadBlocked());
+  };
+  useEffect(() => void reload(), [tick]);
+
+  const act = async (run: () => Promise<{ error?: string | undefined }>, success: string): Promise<void> => {
+    setError(null);
+    setDone(null);
+    const result = await run();
+    if (result.error) setError(result.error);
+    else setDone(success);
+    await reload();
+  };
+
+  const unblock = async (player: PlayerFieldsFragment): Promise<void> => {
+    await act(() => mutate(UnblockPlayerDocument, { playerId: player.id }), `${player.username} is unblocked.`);
+    localStorage.setItem(BLOCKED_KEY, JSON.stringify(loadBlocked().filter((p) => p.id !== player.id)));
+    setBlocked(loadBlocked());
+  };
+
+  const incoming = data?.friendRequests.filter((r) => r.to.id === me.id) ?? [];
+  return (
+    <div class="social">
+      <section class="panel" aria-labelledby="friends-title">
+        <h1 id="friends-title">Friends</h1>
+        <form class="row" onSubmit={(e) => {
+          e.preventDefault();
+          const name = username.trim();
+          void act(() => mutate(SendFriendRequestDocument, { username: name }), `Friend request sent to ${name}.`);
+          setUsername("");
+        }}>
+          <label class="grow">
+            Add a friend by username
+            <input name="friend" required value={username} onInput={(e) => setUsername(e.currentTarget.value)} />
+          </label>
+          <button type="submit" class="primary">Send request</button>
+        </form>
+        {error && <p class="error" role="alert">{error}</p>}
+        {done && <p class="ok" role="status">{done}</p>}
+        {data && data.friends.length === 0 && <p class="muted">No friends yet.</p>}
+        <ul class="plain people">
+          {data?.friends.map((f) => (
+            <li key={f.id}>
+              <span>{f.username}</span>
+              <span class="actions">
+                <button type="button" class="small" onClick={() => void act(() => mutate(RemoveFriendDocument, { playerId: f.id }), `${f.username} removed.`)}>
+                  Remove
+                </button>
+                <button type="button" class="small danger" onClick={() => void act(async () => ({ error: (await block(f)) ?? undefined }), `${f.username} is blocked.`)}>
+                  Block
+                </button>
+              </span>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section class="panel" aria-labelledby="requests-title">
+        <h2 id="requests-title">Friend requests</h2>
+        {incoming.length === 0 && <p class="muted">None pending.</p>}
+        <ul class="plain people">
+          {incoming.map((r) => (
+            <li key={r.id}>
+              <span>{r.from.username}</span>
+              <span class="actions">
+                <button type="button" class="small primary" onClick={() => void act(() => mutate(RespondToFriendRequestDocument, { requestId: r.id, accept: true }), `You and ${r.from.username} are friends.`)}>
+                  Accept
+                </button>
+                <button type="button" class="small" onClick={() => void act(() => mutate(RespondToFriendRequestDocument, { requestId: r.id, accept: false }), "Request declined.")}>
+                  Decline
+                </button>
+                <button type="button" class="small danger" onClick={() => void act(async () => ({ error: (await block(r.from)) ?? undefined }), `${r.from.username} is blocked.`)}>
+                  Block
+                </button>
+              </span>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section class="panel" aria-labelledby="inv-title">
+        <h2 id="inv-title">Invitations</h2>
+        {data && data.invitations.length === 0 && <p class="muted">None pending.</p>}
+        <ul class="plain people">
+          {data?.invitations.map((i) => (
+            <li key={i.id}>
+              <span>{i.from.username}: {i.table.name ?? "a table"}</span>
+              <span class="actions">
+                <button type="button" class="small primary" onClick={() => navigate(tablePath(i.table.id))}>Open</button>
+              </span>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section class="panel" aria-labelledby="blocked-title">
+        <h2 id="blocked-title">Blocked</h2>
+        {blocked.length === 0 && <p class="muted">Nobody blocked from this browser.</p>}
+        <ul class="plain people">
+          {blocked.map((p) => (
+            <li key={p.id}>
+              <span>{p.username}</span>
+              <button type="button" class="small" onClick={() => void unblock(p)}>Unblock</button>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </div>
+  );
+}
