@@ -51,6 +51,35 @@ def _print_summary(stats: SimulationStats, elapsed: float) -> None:
     print("\n".join(lines), file=sys.stderr)
 
 
+def _tournament(args: argparse.Namespace) -> int:
+    from app.rules.bots import ExpertBudget
+    from app.rules.levels import BotLevel
+    from app.tournament import run_tournament
+
+    if args.games < 1 or args.workers < 1:
+        print("--games and --workers must be at least 1", file=sys.stderr)
+        return 2
+    budget = None
+    if args.expert_ms is not None or args.expert_playouts is not None:
+        default = ExpertBudget()
+        budget = ExpertBudget(
+            playouts=args.expert_playouts or default.playouts,
+            seconds=(args.expert_ms / 1000) if args.expert_ms is not None else default.seconds,
+        )
+    out: TextIO | None = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
+    started = time.perf_counter()
+    try:
+        totals = run_tournament(
+            BotLevel(args.a), BotLevel(args.b), args.games, args.seed, args.workers, out, budget
+        )
+    finally:
+        if out is not None:
+            out.close()
+    print(totals.table())
+    print(f"\nwall time: {time.perf_counter() - started:.1f} s with {args.workers} worker(s)")
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     count = 0
     with open(args.file, encoding="utf-8") as source:
@@ -107,6 +136,22 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--policy", choices=[p.value for p in PolicyName], default="basic")
     sim.add_argument("--out", default=None, help="file to write (default: stdout)")
     sim.set_defaults(run=_simulate)
+
+    levels = ["BASIC", "STANDARD", "EXPERT"]
+    tour = commands.add_parser(
+        "tournament", help="duplicate games between two bot levels, then their statistics"
+    )
+    tour.add_argument("--a", choices=levels, type=str.upper, required=True, help="level A")
+    tour.add_argument("--b", choices=levels, type=str.upper, required=True, help="level B")
+    tour.add_argument(
+        "--games", type=int, required=True, help="duplicate pairs: each seed is played twice"
+    )
+    tour.add_argument("--seed", type=int, default=None)
+    tour.add_argument("--workers", type=int, default=1, help="processes playing games")
+    tour.add_argument("--out", default=None, help="JSON Lines records (with botLevels)")
+    tour.add_argument("--expert-ms", type=float, default=None, help="EXPERT time per decision")
+    tour.add_argument("--expert-playouts", type=int, default=None, help="EXPERT playouts cap")
+    tour.set_defaults(run=_tournament)
 
     rep = commands.add_parser("replay", help="check every record of a JSON Lines file")
     rep.add_argument("file")

@@ -67,6 +67,10 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     bot_delay_ms: int = 0
+    # EXPERT bots think in a process pool of this many workers, off the event loop.
+    bot_workers: int = 1
+    # The thinking time of one EXPERT decision (the search also stops at its playout cap).
+    expert_ms: int = 50
     token_ttl_days: int = 30
     # argon2id cost; the defaults are argon2-cffi's (RFC 9106 low-memory profile).
     argon2_time_cost: int = 3
@@ -123,6 +127,8 @@ def load_settings() -> Settings:
         host=_str("SPADES_HOST", base.host) or base.host,
         port=_int("SPADES_PORT", base.port),
         bot_delay_ms=_int("SPADES_BOT_DELAY_MS", base.bot_delay_ms),
+        bot_workers=_int("SPADES_BOT_WORKERS", base.bot_workers),
+        expert_ms=_int("SPADES_EXPERT_MS", base.expert_ms),
         token_ttl_days=_int("SPADES_TOKEN_TTL_DAYS", base.token_ttl_days),
         argon2_time_cost=_int("SPADES_ARGON2_TIME_COST", base.argon2_time_cost),
         argon2_memory_kib=_int("SPADES_ARGON2_MEMORY_KIB", base.argon2_memory_kib),

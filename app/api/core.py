@@ -10,7 +10,6 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from app.rules import levels
 from app.rules.bidding import BidKind as RBidKind
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
@@ -30,13 +29,14 @@ from .context import (
     services_of,
     subscription_slot,
 )
-from .enums import BotLevel, GameEvent, LobbyEvent
+from .enums import GameEvent, LobbyEvent
 from .errors import translate_errors
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .tables import Table, message_view, viewer_game
 from .types import (
     AuthPayload,
     BidInput,
+    BotLevel,
     CardInput,
     GameView,
     JoinPolicy,
@@ -89,7 +89,7 @@ class CreateTableInput:
         "FRIENDS_ONLY and PRIVATE tables)",
     )
     replacement_bot: BotLevel | None = strawberry.field(
-        default=levels.DEFAULT_BOT_LEVEL,
+        default=BotLevel.BASIC,
         description="the level of a bot that takes an absent or leaving human's seat",
     )
     seed: int | None = strawberry.field(
@@ -221,7 +221,7 @@ class CoreMutation:
                 if isinstance(input.turn_seconds, int)
                 else model.DEFAULT_TURN_SECONDS
             ),
-            replacement_bot=levels.BotLevel(input.replacement_bot or levels.DEFAULT_BOT_LEVEL),
+            replacement_bot=(input.replacement_bot or BotLevel.BASIC).to_rules(),
         )
         return Table.of(table, viewer)
 
@@ -237,9 +237,13 @@ class CoreMutation:
 
     @strawberry.mutation(description="host only, before the game starts")
     @translate_errors
-    async def add_bot(self, info: InfoT, table_id: strawberry.ID, seat: Seat) -> Table:
+    async def add_bot(
+        self, info: InfoT, table_id: strawberry.ID, seat: Seat, level: BotLevel = BotLevel.BASIC
+    ) -> Table:
         viewer = await require_viewer(info)
-        table = await services_of(info).tables.add_bot(viewer, str(table_id), seat.to_rules())
+        table = await services_of(info).tables.add_bot(
+            viewer, str(table_id), seat.to_rules(), level.to_rules()
+        )
         return Table.of(table, viewer)
 
     @strawberry.mutation(description="mid-game: a bot takes the seat")

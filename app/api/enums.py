@@ -8,17 +8,14 @@ from __future__ import annotations
 
 import strawberry
 
-from app.rules import levels
 from app.services import events, model
 
 strawberry.enum(events.GameEvent, name="GameEvent", description="what changed at a table")
 strawberry.enum(events.LobbyEvent, name="LobbyEvent", description="what changed in the lobby")
 strawberry.enum(events.NotificationEvent, name="NotificationEvent")
 strawberry.enum(model.TableStatus, name="TableStatus", description="CLOSED: closed unfinished")
-strawberry.enum(levels.BotLevel, name="BotLevel", description="how strong a bot plays")
 
 GameEvent = events.GameEvent
 LobbyEvent = events.LobbyEvent
 NotificationEvent = events.NotificationEvent
 TableStatus = model.TableStatus
-BotLevel = levels.BotLevel

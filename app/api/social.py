@@ -15,11 +15,11 @@ from app.services.tables import TableOptions
 
 from .context import Context, require_viewer, services_of, subscription_slot
 from .core import player_type
-from .enums import BotLevel, NotificationEvent
+from .enums import NotificationEvent
 from .errors import translate_errors
 from .metrics import SUBSCRIPTIONS
 from .tables import Table
-from .types import JoinPolicy, Player, Visibility
+from .types import BotLevel, JoinPolicy, Player, Visibility
 
 InfoT = Info[Context, None]
 
@@ -80,7 +80,7 @@ class UpdateTableInput:
             spectating=self.spectating if isinstance(self.spectating, bool) else None,
             turn_seconds=self.turn_seconds if isinstance(self.turn_seconds, int) else None,
             replacement_bot=(
-                BotLevel(self.replacement_bot)
+                self.replacement_bot.to_rules()
                 if isinstance(self.replacement_bot, BotLevel)
                 else None
             ),

@@ -9,8 +9,17 @@ from app.services.model import GameMessage, TableSnapshot
 from app.services.social import Viewer
 from app.services.tables import relation
 
-from .enums import BotLevel, TableStatus
-from .types import GameView, JoinPolicy, Player, SeatState, Visibility, game_view, seat_states
+from .enums import TableStatus
+from .types import (
+    BotLevel,
+    GameView,
+    JoinPolicy,
+    Player,
+    SeatState,
+    Visibility,
+    game_view,
+    seat_states,
+)
 
 
 def viewer_game(table: TableSnapshot, viewer: Viewer | None) -> GameView:
@@ -72,7 +81,7 @@ class Table:
 
     @strawberry.field(description="the level of a bot that takes an absent or leaving human's seat")
     def replacement_bot(self) -> BotLevel:
-        return self.snapshot.replacement_bot
+        return BotLevel(self.snapshot.replacement_bot.value)
 
     @classmethod
     def of(cls, table: TableSnapshot, viewer: Viewer | None) -> Table:

@@ -9,6 +9,7 @@ from enum import Enum
 import strawberry
 
 from app.rules import cards as rcards
+from app.rules import levels as rlevels
 from app.rules import seats as rseats
 from app.rules.bidding import Bid as RBid
 from app.rules.game import Trick as RTrick
@@ -90,6 +91,22 @@ class GamePhase(Enum):
     GAME_OVER = "GAME_OVER"
 
 
+@strawberry.enum
+class BotLevel(Enum):
+    BASIC = "BASIC"
+    STANDARD = "STANDARD"
+    EXPERT = "EXPERT"
+
+    def to_rules(self) -> rlevels.BotLevel:
+        """The rules engine's bot level."""
+        return rlevels.BotLevel(self.value)
+
+    @classmethod
+    def of(cls, level: rlevels.BotLevel | None) -> BotLevel | None:
+        """The GraphQL level (None stays None)."""
+        return cls(level.value) if level is not None else None
+
+
 @strawberry.type
 class Card:
     suit: Suit
@@ -146,6 +163,9 @@ class SeatState:
     card_count: int = strawberry.field(description="cards still in hand")
     away_player: Player | None = strawberry.field(
         description="the human whose seat a bot holds after timeouts or a disconnection"
+    )
+    bot_level: BotLevel | None = strawberry.field(
+        default=None, description="null for humans and empty seats"
     )
 
 
@@ -281,6 +301,7 @@ def _seat_state(
         tricks_won=view.tricks_won,
         card_count=view.card_count,
         away_player=_away(away),
+        bot_level=BotLevel.of(occupant.bot_level) if occupant is not None else None,
     )
 
 

@@ -9,6 +9,7 @@ from .bidding import Bid, BidKind
 from .cards import Card, sort_hand
 from .errors import RuleError
 from .game import Deal, FinishedHand, Game, HandState, Phase
+from .levels import BotLevel
 from .moves import Move, PassCards, PlaceBid, PlayCard, ReplacePlayer, RevealHand
 from .scoring import TeamHandResult
 from .seats import SEATS, TEAMS, Seat
@@ -24,12 +25,17 @@ class ReplayError(ValueError):
 # ----------------------------------------------------------------------------- export
 
 
-def export_record(game: Game) -> Record:
-    """The record of `game`: its finished hands, and the hand in progress if any."""
+def export_record(game: Game, bot_levels: Mapping[Seat, BotLevel] | None = None) -> Record:
+    """The record of `game`: its finished hands, and the hand in progress if any.
+
+    `bot_levels` (optional) names the level of each seat a bot held when the game
+    started; it is written as `botLevels`."""
     record: Record = {"format": FORMAT}
     if game.seed_public:
         record["seed"] = game.seed
     record["players"] = _seat_map(game.start_players)
+    if bot_levels:
+        record["botLevels"] = {s.name: bot_levels[s].value for s in SEATS if s in bot_levels}
     hands = [_hand_record(f.state, f.results, f.players) for f in game.finished]
     if game.phase is not Phase.GAME_OVER and game.hand.number > len(game.finished):
         players = tuple(game.players) if game.hand.players_changed else None
@@ -139,11 +145,25 @@ class _Replayer:
                 deals[h["number"]] = self._parse_deal(h["deal"])
             self.where = "start"
         players = [str(record["players"][s.name]) for s in SEATS]
+        self._check_bot_levels(record.get("botLevels"), players)
         game, _ = Game.start(players, seed=seed, forced_deals=deals)
         for hand_record in hands:
             self._replay_hand(game, hand_record)
         self._check_end(game)
         return game
+
+    def _check_bot_levels(self, levels: object, players: list[str]) -> None:
+        """`botLevels`, when present, maps seats a bot held at the start to a level."""
+        if levels is None:
+            return
+        if not isinstance(levels, Mapping):
+            raise self._fail("botLevels must map seats to levels")
+        for name, level in levels.items():
+            seat = Seat[name]
+            if level not in BotLevel.__members__:
+                raise self._fail(f"botLevels: {level!r} is not a bot level")
+            if not players[seat].startswith("bot:"):
+                raise self._fail(f"botLevels: {name} was not held by a bot at the start")
 
     def _fail(self, message: str) -> ReplayError:
         return ReplayError(f"{self.where}: {message}")

@@ -7,9 +7,10 @@ import logging
 import random
 from collections.abc import Callable
 
-from app.rules.bots import basic_move
+from app.rules.bots import SeatKnowledge, basic_move, decide
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Phase
+from app.rules.levels import BotLevel
 from app.rules.moves import Move
 from app.rules.seats import Seat
 
@@ -19,6 +20,7 @@ from .events import GameEvent, LobbyEvent
 from .ledger import Change, Ledger
 from .model import TableSnapshot, TableStatus, now_ts
 from .play.clock import reset_timeouts
+from .play.thinking import ExpertPool
 from .social import SocialService
 from .tables import TableService, plausible_id
 
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 # Events after which the lobby's copy of a table (scores, phase) is stale.
 LOBBY_WORTHY = frozenset({GameEvent.HAND_SCORED, GameEvent.GAME_OVER})
 MAX_BOT_FAILURES = 8
+_EXPERT = BotLevel.EXPERT
 
 
 def apply_move(table: TableSnapshot, move: Move) -> Change:
@@ -120,17 +123,39 @@ def bot_to_move(table: TableSnapshot) -> Seat | None:
     return seat if occupant is not None and occupant.is_bot else None
 
 
+def bot_level(table: TableSnapshot, seat: Seat) -> BotLevel:
+    """The level of the bot in `seat` (BASIC for a bot stored without one)."""
+    occupant = table.occupants[seat]
+    level = occupant.bot_level if occupant is not None else None
+    return level if level is not None else BotLevel.BASIC
+
+
+def bot_move(table: TableSnapshot, seat: Seat, rng: random.Random) -> Move:
+    """The move of the bot in `seat`, by its level. BASIC is the rulebook's bot exactly;
+    the other levels decide from the seat's knowledge only."""
+    assert table.game is not None
+    level = bot_level(table, seat)
+    if level is BotLevel.BASIC:
+        return basic_move(table.game, seat, rng)
+    return decide(level, SeatKnowledge.of(table.game, seat), rng)
+
+
 class BotDriver:
     """Plays bot turns server-side, one move (one update) at a time, per table.
 
     Each bot move is decided inside the ledger's transaction on the current
     table, so a bot never acts on a stale state, and a second driver (another
-    process) that raced it finds nothing left to do.
+    process) that raced it finds nothing left to do. An EXPERT move is thought
+    out off the event loop (`experts`) on the table as read, and applied inside
+    the ledger's change only if the table is still at that version.
     """
 
-    def __init__(self, ledger: Ledger, delay_ms: int = 0) -> None:
+    def __init__(
+        self, ledger: Ledger, delay_ms: int = 0, experts: ExpertPool | None = None
+    ) -> None:
         self.ledger = ledger
         self.delay = delay_ms / 1000
+        self.experts = experts if experts is not None else ExpertPool(1, 50)
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._rng = random.SystemRandom()
@@ -180,15 +205,34 @@ class BotDriver:
             return False
         if self.delay:
             await asyncio.sleep(self.delay)
+        seat = bot_to_move(table)
+        if seat is not None and table.game is not None and bot_level(table, seat) is _EXPERT:
+            return await self._expert_step(table, seat)
 
         def decide(current: TableSnapshot) -> Change:
             seat = bot_to_move(current)
             if seat is None or current.game is None:
                 return Change()
-            return apply_move(current, basic_move(current.game, seat, self._rng))
+            return apply_move(current, bot_move(current, seat, self._rng))
 
         change, _ = await self.ledger.change(table_id, decide)
         return bool(change.steps)
+
+    async def _expert_step(self, table: TableSnapshot, seat: Seat) -> bool:
+        """Think off the loop on `table` as read; apply the move only on that version.
+        Returns True when the table moved on (by this move or another), so the driver
+        looks again."""
+        assert table.game is not None
+        move = await self.experts.decide(SeatKnowledge.of(table.game, seat))
+        version = table.version
+
+        def decide(current: TableSnapshot) -> Change:
+            if current.version != version or bot_to_move(current) is not seat:
+                return Change()  # computed for a table that is gone: think again, or not
+            return apply_move(current, move)
+
+        change, after = await self.ledger.change(table.id, decide)
+        return bool(change.steps) or after.version != version
 
     async def idle(self) -> None:
         """Wait until no bot is moving (tests and shutdown)."""
@@ -201,3 +245,4 @@ class BotDriver:
             task.cancel()
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         self._tasks.clear()
+        self.experts.close()

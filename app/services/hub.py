@@ -26,6 +26,7 @@ from .limits import Limiter, MemoryLimiter, RedisLimiter
 from .live.presence import PresenceService, PresenceTimings
 from .live.store import MemoryPresence, PresenceStore, RedisPresence
 from .play.rematch import RematchService
+from .play.thinking import ExpertPool
 from .play.timers import ClockTimers
 from .social import SocialService
 from .streams import Streams
@@ -73,7 +74,11 @@ class Services:
         self.profiles = ProfileService(self.db)
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
-        self.bots = BotDriver(self.ledger, settings.bot_delay_ms)
+        self.bots = BotDriver(
+            self.ledger,
+            settings.bot_delay_ms,
+            ExpertPool(settings.bot_workers, settings.expert_ms),
+        )
         self.clocks = ClockTimers(
             self.ledger, self.db, settings.clock_sweep_seconds, stalled=self._stalled_bots
         )

@@ -18,7 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
-from app.rules.levels import BotLevel
+from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
 from app.rules.serialize import game_from_json, game_to_json
 from app.store import tables as repo
@@ -210,7 +210,12 @@ class Ledger:
             if not await repo.compare_and_set(session, after.id, before.version, values):
                 return False
             if seat_changes:
-                await repo.replace_seats(session, after.id, seat_changes)
+                levels = {
+                    s.name: _level_value(after.occupants[s])
+                    for s in SEATS
+                    if s.name in seat_changes
+                }
+                await repo.replace_seats(session, after.id, seat_changes, levels)
             await repo.append_moves(session, after.id, change.log)
             for effect in change.effects:
                 await effect(session)
@@ -285,6 +290,13 @@ class Ledger:
         self._cache.pop(table_id, None)
 
 
+def _level_value(occupant: Occupant | None) -> str | None:
+    """The stored level of a seat: a bot's level, None for a human or an empty seat."""
+    if occupant is None or occupant.bot_level is None:
+        return None
+    return occupant.bot_level.value
+
+
 def _finishes(before: TableSnapshot, after: TableSnapshot) -> bool:
     return after.status is TableStatus.FINISHED and before.status is not TableStatus.FINISHED
 
@@ -305,7 +317,14 @@ async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
     for seat in SEATS:
         occupant = snapshot.occupants[seat]
         if occupant is not None:
-            session.add(SeatRow(table_id=snapshot.id, seat=seat.name, player_id=occupant.player_id))
+            session.add(
+                SeatRow(
+                    table_id=snapshot.id,
+                    seat=seat.name,
+                    player_id=occupant.player_id,
+                    bot_level=_level_value(occupant),
+                )
+            )
     await session.flush()
 
 
@@ -341,7 +360,8 @@ def snapshot_from_rows(
     for row in seats:
         seat = next(s for s in SEATS if s.name == row.seat)
         if row.player_id.startswith("bot:"):
-            occupants[seat] = Occupant.bot(seat)
+            level = BotLevel(row.bot_level) if row.bot_level else DEFAULT_BOT_LEVEL
+            occupants[seat] = Occupant.bot(seat, level)
         else:
             occupants[seat] = Occupant(row.player_id, names.get(row.player_id))
     game = game_from_json(table.game_state) if table.game_state else None

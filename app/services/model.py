@@ -58,10 +58,11 @@ def is_bot(player_id: str | None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Occupant:
-    """Who sits in a seat: a player (with username) or a bot."""
+    """Who sits in a seat: a player (with username) or a bot (with its level)."""
 
     player_id: str
     username: str | None
+    bot_level: BotLevel | None = None  # None for a human
 
     @property
     def is_bot(self) -> bool:
@@ -69,9 +70,9 @@ class Occupant:
         return is_bot(self.player_id)
 
     @classmethod
-    def bot(cls, seat: Seat) -> Occupant:
-        """The bot for `seat`."""
-        return cls(seat.bot_id, f"Bot {seat.name.title()}")
+    def bot(cls, seat: Seat, level: BotLevel = DEFAULT_BOT_LEVEL) -> Occupant:
+        """The bot of `level` for `seat` (addBot's level, or a table's replacementBot)."""
+        return cls(seat.bot_id, f"Bot {seat.name.title()}", level)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from typing import Any
 from app.broker.base import RESYNC, Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game, Phase
+from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
 from app.store import tables as repo
 
@@ -330,7 +331,7 @@ def _replayed(
     away: list[Occupant | None] | None = None,
 ) -> GameMessage:
     occupants = tuple(
-        Occupant.bot(s)
+        Occupant.bot(s, _bot_level(table, s))
         if game.players[s].startswith("bot:")
         else Occupant(game.players[s], names.get(game.players[s]))
         for s in SEATS
@@ -351,3 +352,11 @@ def _replayed(
         next_table_id=None,
     )
     return GameMessage(event, seat, replayed)
+
+
+def _bot_level(table: TableSnapshot, seat: Seat) -> BotLevel:
+    """The level of the bot in `seat` as the table has it now (BASIC if it has none)."""
+    occupant = table.occupants[seat]
+    if occupant is not None and occupant.bot_level is not None:
+        return occupant.bot_level
+    return DEFAULT_BOT_LEVEL

@@ -210,8 +210,10 @@ class TableService:
             raise RuleError(ErrorCode.FORBIDDEN, "spectating is off at this table")
         return table
 
-    async def add_bot(self, viewer: Viewer, table_id: str, seat: Seat) -> TableSnapshot:
-        """Host only, before the game starts: a bot takes an empty seat."""
+    async def add_bot(
+        self, viewer: Viewer, table_id: str, seat: Seat, level: BotLevel = DEFAULT_BOT_LEVEL
+    ) -> TableSnapshot:
+        """Host only, before the game starts: a bot of `level` takes an empty seat."""
         await self.get_visible(viewer, table_id)
 
         def decide(table: TableSnapshot) -> Change:
@@ -219,7 +221,7 @@ class TableService:
             _require_waiting(table)
             if table.rated:
                 raise RuleError(ErrorCode.BAD_USER_INPUT, "a rated table is for four humans")
-            return _sit(table, seat, Occupant.bot(seat))
+            return _sit(table, seat, Occupant.bot(seat, level))
 
         _, after = await self.ledger.change(table_id, decide)
         return after
@@ -481,7 +483,7 @@ def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
     move = ReplacePlayer(seat, seat.bot_id)
     steps = game.apply_steps(move)
     occupants = list(table.occupants)
-    occupants[seat] = Occupant.bot(seat)
+    occupants[seat] = Occupant.bot(seat, table.replacement_bot)
     host = _host_after_leaving(table, seat)
     host_id, host_name = host if host is not None else (table.host_id, table.host_name)
     timeouts = list(table.timeouts)

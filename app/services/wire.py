@@ -108,7 +108,7 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         "spectating": t.spectating,
         "status": t.status.value,
         "version": t.version,
-        "occupants": [[o.player_id, o.username] if o is not None else None for o in t.occupants],
+        "occupants": [_occupant(o) for o in t.occupants],
         # Finished hands travel as their own JSON texts, so that a receiving process
         # decodes each once however many events of that game it receives.
         "game": (
@@ -131,6 +131,21 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
     }
 
 
+def _occupant(o: Occupant | None) -> list[str | None] | None:
+    if o is None:
+        return None
+    if o.bot_level is None:
+        return [o.player_id, o.username]
+    return [o.player_id, o.username, o.bot_level.value]
+
+
+def _unoccupant(data: list[str] | None) -> Occupant | None:
+    if data is None:
+        return None
+    level = BotLevel(data[2]) if len(data) > 2 and data[2] else None
+    return Occupant(data[0], data[1], level)
+
+
 def _untable(d: dict[str, Any]) -> TableSnapshot:
     # A process of the previous release sends no live-table fields: their defaults.
     clock = d.get("clock") or [DEFAULT_TURN_SECONDS, DEFAULT_BOT_LEVEL.value, None]
@@ -145,7 +160,7 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         spectating=d["spectating"],
         status=TableStatus(d["status"]),
         version=d["version"],
-        occupants=tuple(Occupant(o[0], o[1]) if o is not None else None for o in d["occupants"]),
+        occupants=tuple(_unoccupant(o) for o in d["occupants"]),
         game=(
             game_from_parts(
                 d["game"]["head"], [finished_from_json(f) for f in d["game"]["finished"]]

@@ -88,6 +88,7 @@ class SeatRow(SQLModel, table=True):
     table_id: str = Field(primary_key=True, foreign_key="tables.id", max_length=32)
     seat: str = Field(primary_key=True, max_length=8)
     player_id: str = Field(max_length=32, index=True)
+    bot_level: str | None = Field(default=None, max_length=8)  # a bot's BotLevel; else null
 
 
 class MoveRow(SQLModel, table=True):

@@ -86,8 +86,14 @@ async def compare_and_set(
     return bool(result.rowcount == 1)
 
 
-async def replace_seats(session: AsyncSession, table_id: str, seats: dict[str, str | None]) -> None:
-    """Set the occupant of each named seat (None frees it)."""
+async def replace_seats(
+    session: AsyncSession,
+    table_id: str,
+    seats: dict[str, str | None],
+    levels: dict[str, str | None] | None = None,
+) -> None:
+    """Set the occupant of each named seat (None frees it); `levels` gives a bot seat's
+    level."""
     for seat in seats:
         await session.exec(
             delete(SeatRow).where(col(SeatRow.table_id) == table_id, col(SeatRow.seat) == seat)
@@ -95,7 +101,8 @@ async def replace_seats(session: AsyncSession, table_id: str, seats: dict[str, s
     await session.flush()
     for seat, player_id in seats.items():
         if player_id is not None:
-            session.add(SeatRow(table_id=table_id, seat=seat, player_id=player_id))
+            level = levels.get(seat) if levels is not None else None
+            session.add(SeatRow(table_id=table_id, seat=seat, player_id=player_id, bot_level=level))
     await session.flush()
 
 

@@ -75,6 +75,16 @@ def test_scaling_ratios_come_from_the_two_runs() -> None:
     assert figures["machine_ceiling"] == 2 * 1000 / 4.0 / 400
 
 
+def test_the_bot_benchmark_times_every_level() -> None:
+    done = run_script(
+        "bench_bots.py", "--games", "2", "--expert-games", "1", "--expert-ms", "2", timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "calibration" in done.stdout and "loops" in done.stdout
+    for level in ("BASIC", "STANDARD", "EXPERT"):
+        assert any(line.startswith(level) for line in done.stdout.splitlines()), level
+
+
 def test_the_profiles_benchmark_measures_pages_and_game_ends_on_postgres() -> None:
     require_service("PostgreSQL", "127.0.0.1", 5432)
     done = run_script("bench_profiles.py", "--players", "200", "--games", "1000", "--samples", "10")

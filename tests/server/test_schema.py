@@ -19,6 +19,7 @@ from graphql import (
     GraphQLSchema,
     InputObjectTypeDefinitionNode,
     ObjectTypeDefinitionNode,
+    Undefined,
 )
 
 from app.api.schema import schema_text
@@ -191,10 +192,13 @@ def test_core_object_types_have_every_contract_field_and_argument(
                 assert str(served_field.args[arg_name].type) == type_text(arg.type), (
                     f"{where}({arg_name})"
                 )
-            # Extra arguments are fine, as long as a client of the contract can omit them.
+            # Extra arguments are fine, as long as a client of the contract can omit them
+            # (nullable, or with a default such as addBot's `level: BotLevel = BASIC`).
             for arg_name, served_arg in served_field.args.items():
                 if arg_name not in listed:
-                    assert not isinstance(served_arg.type, GraphQLNonNull), (
+                    node_default = served_arg.ast_node and served_arg.ast_node.default_value
+                    omittable = served_arg.default_value is not Undefined or bool(node_default)
+                    assert omittable or not isinstance(served_arg.type, GraphQLNonNull), (
                         f"{where}({arg_name}) is required but not in the contract"
                     )
 

@@ -1,1 +1,2 @@
-"""Services of play at a table once it is set up (rematch)."""
+"""Services of play at a table once it is set up: rematch, and bot thinking off the event
+loop."""

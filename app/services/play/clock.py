@@ -142,7 +142,7 @@ def replace_absent(table: TableSnapshot, seat: Seat, change: Change) -> TableSna
     move = ReplacePlayer(seat, seat.bot_id)
     steps = game.apply_steps(move)
     occupants = list(table.occupants)
-    occupants[seat] = Occupant.bot(seat)
+    occupants[seat] = Occupant.bot(seat, table.replacement_bot)
     away = list(table.away)
     away[seat] = human
     counts = list(table.timeouts)

@@ -1,7 +1,7 @@
 """live tables: turn clock, replacement bot, turn deadline (indexed), away players
 
 Revision ID: a11ve0001clock
-Revises: ra7e0001career
+Revises: b07a1e7e1001
 Create Date: 2026-12-02 05:10:00
 """
 
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "a11ve0001clock"
-down_revision: str | None = "ra7e0001career"
+down_revision: str | None = "b07a1e7e1001"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -7,15 +7,16 @@ that seat may see (its own hand, public bids, the trick), never other hands.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from itertools import combinations
 
-from .bidding import MAX_TRICKS, BidKind
-from .cards import Card, Suit
-from .game import Game, Phase
-from .moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
-from .seats import Seat
+from ..bidding import MAX_TRICKS, Bid, BidKind
+from ..cards import Card, Suit
+from ..game import Game, Phase
+from ..moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
+from ..seats import Seat
+from .knowledge import SeatKnowledge
 
 Policy = Callable[[Game, Seat, random.Random], Move]
 
@@ -43,8 +44,11 @@ def basic_bid(game: Game, seat: Seat) -> int:
 def exchange_cards(game: Game, seat: Seat) -> tuple[Card, Card]:
     """The basic bot's pass: the blind nil bidder's seat passes its two highest cards
     (spades first); the partner passes its two lowest (non-spades first)."""
-    held = game.hand.hands[seat]
-    bid = game.hand.bids[seat]
+    return pass_for(game.hand.hands[seat], game.hand.bids[seat])
+
+
+def pass_for(held: Sequence[Card], bid: Bid | None) -> tuple[Card, Card]:
+    """The two cards a seat holding `held` passes, given its own bid (see exchange_cards)."""
     if bid is not None and bid.kind is BidKind.BLIND_NIL:
         ranked = sorted(held, key=lambda c: (c.suit is not Suit.SPADES, -c.rank, c.suit))
     else:
@@ -61,6 +65,23 @@ def basic_move(game: Game, seat: Seat, rng: random.Random) -> Move:
     if game.phase is _EXCHANGE:
         return PassCards(seat, exchange_cards(game, seat))
     return PlayCard(seat, rng.choice(game.legal_plays(seat)))
+
+
+def basic_decide(k: SeatKnowledge, rng: random.Random) -> Move:
+    """`basic_move` decided from the seat's knowledge alone: the same move, drawing the
+    same random numbers (its legal plays are in the same hand order)."""
+    seat = k.seat
+    if k.phase is _BIDDING:
+        if k.withheld:
+            return RevealHand(seat)
+        spades = sum(1 for c in k.hand if c.suit is Suit.SPADES)
+        partner_bid = k.bids[seat.partner]
+        if partner_bid is None or partner_bid.tricks is None:
+            return PlaceBid(seat, BidKind.TRICKS, spades)
+        return PlaceBid(seat, BidKind.TRICKS, min(MAX_TRICKS, partner_bid.tricks + spades))
+    if k.phase is _EXCHANGE:
+        return PassCards(seat, pass_for(k.hand, k.bids[seat]))
+    return PlayCard(seat, rng.choice(k.legal))
 
 
 def random_move(game: Game, seat: Seat, rng: random.Random) -> Move:
