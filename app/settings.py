@@ -93,6 +93,9 @@ class Settings:
     subscriptions_per_player: int = 50
     # The built web client served at `/`; None: web/dist in the repository.
     web_dist: str | None = None
+    # A WebSocket whose send waits this long (the client stopped reading) is closed with
+    # 4410: it reconnects and resubscribes with `since` (app/api/slow.py).
+    ws_send_timeout_ms: int = 10_000
     # Transport (see SECURITY.md): CORS request headers, Apollo persisted queries kept
     # (LRU), and an optional trusted-documents manifest (JSON) outside of which no
     # operation runs.
@@ -155,6 +158,7 @@ def load_settings() -> Settings:
             "SPADES_SUBSCRIPTIONS_PER_PLAYER", base.subscriptions_per_player
         ),
         web_dist=_str("SPADES_WEB_DIST", None),
+        ws_send_timeout_ms=_int("SPADES_WS_SEND_TIMEOUT_MS", base.ws_send_timeout_ms),
         cors_allow_headers=_list("SPADES_CORS_ALLOW_HEADERS") or base.cors_allow_headers,
         persisted_queries=_int("SPADES_PERSISTED_QUERIES", base.persisted_queries),
         trusted_documents=_str("SPADES_TRUSTED_DOCUMENTS", None),

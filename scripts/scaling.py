@@ -1,6 +1,6 @@
 """Scaling: the same load against 1 and N server processes (PostgreSQL + Redis), side by side.
 
-Runs `scripts/loadtest.py --postgres` twice, with 1 process and with N (players of each
+Runs `scripts/loadtest --postgres` twice, with 1 process and with N (players of each
 table spread over the processes, so every update crosses Redis), and prints for both:
 moves/s, p95 latency (request -> all 4 subscribers updated), server CPU per move and
 the machine's busy cores; then the scaling ratio (moves/s with N over moves/s with 1),
@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-LOADTEST = Path(__file__).with_name("loadtest.py")
+LOADTEST = Path(__file__).with_name("loadtest")  # the package, run as a directory
 RUN_TIMEOUT = 3600.0
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncGenerator, Callable
-from typing import cast
+from functools import partial
+from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -19,6 +20,7 @@ from app.services import model
 from app.services.auth import Player as AuthPlayer
 from app.services.limits import Rule
 from app.services.model import TableStatus
+from app.services.social import Viewer
 from app.services.tables import LobbyFilter as ServiceLobbyFilter
 
 from .context import (
@@ -32,6 +34,7 @@ from .context import (
 from .enums import GameEvent, LobbyEvent
 from .errors import translate_errors
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
+from .sharing import shared_payload
 from .tables import Table, message_view, viewer_game
 from .types import (
     AuthPayload,
@@ -63,6 +66,15 @@ class GameUpdate:
     event: GameEvent = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
     seat: Seat | None = strawberry.field(description="who acted, where it applies")
     view: GameView = strawberry.field(description="the state after the change, as you see it")
+    # Executions of this payload, shared by the subscribers who see the same view (None:
+    # a payload of one subscriber's, not memoized).
+    shared_executions: strawberry.Private[dict[Any, Any] | None] = None
+
+
+def _game_update(message: model.GameMessage, viewer: Viewer) -> GameUpdate:
+    return GameUpdate(
+        event=message.event, seat=seat_type(message.seat), view=message_view(message, viewer)
+    )
 
 
 @strawberry.type
@@ -318,14 +330,15 @@ class CoreSubscription:
         stream = services_of(info).streams.game_updates(viewer, str(table_id), after)
         with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
             async for message in stream:
-                update = GameUpdate(
-                    event=message.event,
-                    seat=seat_type(message.seat),
-                    view=message_view(message, viewer),
-                )
-                if message.committed_at:
+                if message.committed_at:  # a live change, seen by every subscriber
                     FANOUT.observe(max(0.0, time.time() - message.committed_at))
+                    seat = message.table.seat_of(viewer.id)
+                    update = shared_payload(message, seat, partial(_game_update, message, viewer))
+                else:  # a SNAPSHOT or a replayed update: this subscriber's alone
+                    update = _game_update(message, viewer)
                 yield update
+                # An idle subscription keeps nothing of its last update alive.
+                del update, message
 
     @strawberry.subscription(description="lobby changes of tables the subscriber may see")
     @translate_errors

@@ -3,11 +3,33 @@
 from __future__ import annotations
 
 import gc
+import weakref
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from graphql.execution.executor import Executor
+from graphql.pyutils import gather_with_cancel
+from graphql.type import GraphQLResolveInfoHelpers
+
+from .sharing import SharedPayload, execute_shared
 
 _original_per_event_executor = Executor.build_per_event_executor
+_original_executor_init = Executor.__init__
+
+
+class _SharedEventExecutor:
+    """A per-event executor whose execution is shared with the other subscribers of the
+    same payload (app/api/sharing.py). graphql-core only calls `execute_operation` on it."""
+
+    __slots__ = ("_executor", "_payload")
+
+    def __init__(self, executor: Executor[Any], payload: SharedPayload) -> None:
+        self._executor = executor
+        self._payload = payload
+
+    def execute_operation(self, serially: bool | None = None) -> Any:
+        executor = self._executor
+        return execute_shared(executor, self._payload, lambda: executor.execute_operation(serially))
 
 
 def _per_event_executor(self: Executor[Any], payload: Any) -> Executor[Any]:
@@ -16,12 +38,44 @@ def _per_event_executor(self: Executor[Any], payload: Any) -> Executor[Any]:
     # left ~3 KB behind until the subscription ended (gigabytes over 1000 long games).
     executor = _original_per_event_executor(self, payload)
     executor._relevant_sub_fields = {}
+    if getattr(payload, "shared_executions", None) is not None:
+        return _SharedEventExecutor(executor, payload)  # type: ignore[return-value]
     return executor
 
 
+def _gather(values: Sequence[Awaitable[Any]]) -> Awaitable[list[Any]]:
+    # Executor.gather_async_work without its executor (it never used it).
+    return gather_with_cancel(*values)
+
+
+def _helpers_of(executor: Executor[Any]) -> GraphQLResolveInfoHelpers:
+    """The resolvers' async helpers of `executor`, holding it only weakly."""
+    ref = weakref.ref(executor)
+
+    def track(values: Sequence[Any]) -> None:
+        target = ref()
+        if target is not None:
+            target.track_async_work(values)
+
+    return GraphQLResolveInfoHelpers(gather=_gather, track=track)
+
+
+def _executor_init(self: Executor[Any], *args: Any, **kwargs: Any) -> None:
+    # graphql-core 3.3 keeps GraphQLResolveInfoHelpers of the executor's own bound
+    # methods: every executor referred to itself, so each operation's executor, with our
+    # context, starlette's request and response, the variables and the results, waited
+    # for the cycle collector (~700 objects per move and its fan-out, measured by
+    # tests/server/test_garbage.py). Helpers that hold it weakly let reference counting
+    # free all of it when the operation ends.
+    _original_executor_init(self, *args, **kwargs)
+    self.async_helpers = _helpers_of(self)
+
+
 def patch_graphql_core() -> None:
-    """Stop the per-event memo leak of graphql-core subscriptions. Idempotent."""
+    """Stop the per-event memo leak of graphql-core subscriptions and the executor's
+    reference to itself; share the per-event executions of shared payloads. Idempotent."""
     Executor.build_per_event_executor = _per_event_executor  # type: ignore[method-assign]
+    Executor.__init__ = _executor_init  # type: ignore[method-assign]
 
 
 # Measured at 250 tables x 1 move/s (1,000 subscriptions, ~430,000 tracked objects):
@@ -33,6 +87,11 @@ def patch_graphql_core() -> None:
 # - a young generation of 20,000 objects lets most of that state die young: young
 #   collections pause ~40 ms every ~1.3 s, full ones ~0.5 s every few minutes, nothing
 #   leaks, and the server spent less CPU per move.
+# Since the hot path leaves no reference cycles (graphql-core's executor no longer refers
+# to itself: tests/server/test_garbage.py), what a move allocates is freed by reference
+# counting, which also takes it off the young generation's count: young collections are
+# rare, and the large threshold only bounds what a burst of new long-lived state (sockets
+# opening) costs to scan.
 YOUNG_THRESHOLD = 20_000
 MIDDLE_THRESHOLD = 20
 

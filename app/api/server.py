@@ -35,6 +35,7 @@ from .errors import OUTAGES
 from .guards import Guards, register_socket
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
+from .sharing import encode_message
 from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .transport.graphiql import ROUTES as GRAPHIQL_ROUTES
 from .transport.graphiql import graphiql_page
@@ -94,6 +95,12 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
         await request.accept(subprotocol=await self.pick_websocket_subprotocol(request))
         await request.close(code=CLOSE_FORBIDDEN, reason="origin not allowed")
         return request
+
+    def encode_json(self, data: object) -> str | bytes:
+        """JSON of an answer or a transport message; a subscription result shared by
+        several subscribers is encoded once (app/api/sharing.py)."""
+        shared = encode_message(data)
+        return shared if shared is not None else super().encode_json(data)
 
     def decode_json(self, data: str | bytes) -> object:
         """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an

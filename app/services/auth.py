@@ -24,12 +24,16 @@ from app.store.models import PlayerRow, TokenRow
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256  # hashing a huge password would be a free denial of service
-# Revocations drop cached tokens at once in every process (broadcast), so the cache only
-# bounds how long a token's expiry may be noticed late.
-TOKEN_CACHE_SECONDS = 60.0
+# A checked token stays cached until its own expiry (read from its row), so a player is
+# not re-read from the database however rarely they move: revocations drop it at once in
+# every process (broadcast), and a broker that lost messages empties the cache
+# (Services._recheck_tokens). The cache re-reads a token this often anyway, which only
+# bounds how long a revocation lost without the broker noticing could be honoured.
+TOKEN_CACHE_SECONDS = 900.0
 # Entries live 50-100% of that, at random: tokens first seen together (a server restart,
 # a tournament start) would otherwise all expire in the same second and be re-read at once.
 TOKEN_CACHE_JITTER = 0.5
+TOKEN_CACHE_MAX = 100_000
 BAD_CREDENTIALS = "invalid username or password"
 
 
@@ -157,8 +161,8 @@ class AuthService:
             min(now + lifetime, token_row.expires_at),
             token_row.expires_at,
         )
-        if len(self._cache) > 100_000:
-            self._cache.clear()
+        if len(self._cache) > TOKEN_CACHE_MAX:
+            self._evict(now)
         return player
 
     async def sign_out(self, token: str) -> bool:
@@ -173,6 +177,15 @@ class AuthService:
             session.add(row)
         self.forget(digest)
         return True
+
+    def _evict(self, now: float) -> None:
+        """Drop the entries past their time, then (still too many) the oldest half."""
+        for digest, entry in list(self._cache.items()):
+            if entry[1] <= now:
+                del self._cache[digest]
+        if len(self._cache) > TOKEN_CACHE_MAX // 2:
+            for digest in list(self._cache)[: len(self._cache) // 2]:
+                del self._cache[digest]
 
     def forget(self, token_hash: str) -> None:
         """Drop a token from the authentication cache (it was revoked)."""

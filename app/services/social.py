@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import delete, or_
+from sqlalchemy import and_, delete, or_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -468,6 +468,16 @@ class SocialService:
 # ---------------------------------------------------------------------------- queries
 
 
+# A grant counts while its link still has the code it was redeemed with. Built once:
+# combining comparisons with `&` memoizes a comparator that refers back to its expression,
+# a reference cycle each viewer load would leave to the cycle collector.
+_GRANT_STILL_VALID = and_(
+    col(TableLinkRow.table_id) == col(LinkGrantRow.table_id),
+    col(TableLinkRow.kind) == col(LinkGrantRow.kind),
+    col(TableLinkRow.code_hash) == col(LinkGrantRow.code_hash),
+)
+
+
 async def load_viewer(session: AsyncSession, player: Player) -> Viewer:
     """The social facts of `player` (friends, blocks, invitations, valid link grants)."""
     pid = player.id
@@ -500,12 +510,7 @@ async def load_viewer(session: AsyncSession, player: Player) -> Viewer:
     grants = (
         await session.exec(
             select(LinkGrantRow.table_id, LinkGrantRow.kind)
-            .join(
-                TableLinkRow,
-                (col(TableLinkRow.table_id) == col(LinkGrantRow.table_id))
-                & (col(TableLinkRow.kind) == col(LinkGrantRow.kind))
-                & (col(TableLinkRow.code_hash) == col(LinkGrantRow.code_hash)),
-            )
+            .join(TableLinkRow, _GRANT_STILL_VALID)
             .where(LinkGrantRow.player_id == pid)
         )
     ).all()

@@ -16,6 +16,7 @@ SCRIPTS = ROOT / "scripts"
 sys.path.insert(0, str(SCRIPTS))
 
 import scaling  # noqa: E402
+from loadtest import cli, compare  # noqa: E402
 
 
 def run_script(name: str, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
@@ -32,13 +33,55 @@ def run_script(name: str, *args: str, timeout: float = 240) -> subprocess.Comple
 def test_the_load_test_plays_real_moves_on_sqlite(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     done = run_script(
-        "loadtest.py", "--tables", "2", "--duration", "2", "--warmup", "0", "--json", str(out)
+        "loadtest", "--tables", "2", "--duration", "2", "--warmup", "0", "--json", str(out)
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(out.read_text())
     assert result["moves"] > 0 and result["subscriptions"] == 8
     assert result["errors"] == {} and result["version_gaps"] == 0
+    assert result["loadgen_gc"]["mode"] == "off" and result["calibration_us"] > 0
     assert "moves/s:" in done.stdout and "latency" in done.stdout
+    assert "calibration:" in done.stdout
+
+
+def test_a_scaled_down_spectator_scenario_reaches_every_spectator(tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    done = run_script(
+        "loadtest", "spectators-500", "--scale", "0.01", "--duration", "2", "--warmup", "0",
+        "--quiet", "--json", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["scenario"] == "spectators-500" and result["subscriptions"] == 4 + 5
+    assert result["moves"] > 0 and result["errors"] == {} and result["version_gaps"] == 0
+    # Every move reached the 4 players and the 5 spectators.
+    assert result["updates_received"] >= 9 * result["moves"]
+
+
+def test_a_scenario_sets_the_load_and_flags_win() -> None:
+    args = cli.parse_args(["tables-1000", "--scale", "0.1"])
+    assert (args.tables, args.rate, args.spectators) == (100, 0.25, 0)
+    args = cli.parse_args(["saturate-50", "--tables", "3"])
+    assert args.tables == 3 and args.saturate and not args.idle
+
+
+def test_compare_runs_both_builds_with_the_same_load() -> None:
+    args = cli.parse_args(["spectators-500", "--scale", "0.1", "--compare", "HEAD"])
+    argv = compare.run_argv(args)
+    again = cli.parse_args(argv)
+    assert (again.tables, again.spectators, again.rate) == (1, 50, 2.0)
+    assert again.compare is None and again.quiet
+
+
+def test_compare_ratios_are_work_tree_over_baseline() -> None:
+    def result(cpu: float, p95: float) -> dict[str, Any]:
+        return {"server_cpu_ms_per_move": cpu, "latency_ms": {"p95": p95}, "errors": {}}
+
+    runs = {"baseline": [result(10, 100), result(12, 300)], "work": [result(3, 50), result(2, 40)]}
+    _text, table = compare.summary(runs, "ba71337")
+    assert table["server CPU ms/move"]["ratio"] == 2.5 / 11
+    assert table["p95 ms"]["ratio"] == 45 / 200
+    assert table["moves/s"]["ratio"] is None
 
 
 def test_the_scaling_run_compares_one_and_two_processes(tmp_path: Path) -> None:

@@ -228,6 +228,44 @@ async def test_a_revocation_missed_while_the_broker_was_away_closes_its_sockets(
         assert await services.auth.authenticate(kept_token) is not None
 
 
+async def test_a_player_who_moves_rarely_is_not_read_again_until_the_recheck(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with in_process(tmp_path) as (services, _broker, _guards):
+        token, player = await services.auth.sign_up("alice", "password123")
+        reads = 0
+        read = services.auth.db.read
+
+        def counted() -> Any:
+            nonlocal reads
+            reads += 1
+            return read()
+
+        monkeypatch.setattr(services.auth.db, "read", counted)
+        assert await services.auth.authenticate(token) == player
+        assert reads == 1
+        # Five minutes later (a slow player, or one waiting for a long game): still cached.
+        later = time.time() + 300
+        monkeypatch.setattr("app.services.auth.time.time", lambda: later)
+        assert await services.auth.authenticate(token) == player
+        assert reads == 1
+        # Signing out still ends it at once.
+        assert await services.sign_out(token)
+        assert await services.auth.authenticate(token) is None
+
+
+async def test_a_cached_token_is_never_honoured_past_its_own_expiry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with in_process(tmp_path) as (services, _broker, _guards):
+        token, player = await services.auth.sign_up("alice", "password123")
+        assert await services.auth.authenticate(token) == player
+        expiry = await services.auth.expiry(token)
+        assert expiry is not None
+        monkeypatch.setattr("app.services.auth.time.time", lambda: expiry + 1)
+        assert await services.auth.authenticate(token) is None
+
+
 # ---------------------------------------------------------------------------- expiry
 
 

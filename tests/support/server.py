@@ -45,8 +45,10 @@ class LiveServer:
         env: dict[str, str] | None = None,
         database_url: str | None = None,
         port: int | None = None,
+        entry: str = "from app.cli import main; main()",
     ) -> None:
         self.database = database
+        self.entry = entry  # the Python code that runs the server (its arguments follow)
         self.database_url = database_url or f"sqlite+aiosqlite:///{database}"
         self.port = port or free_port()
         self.extra_env = env or {}
@@ -69,7 +71,7 @@ class LiveServer:
         command = [
             sys.executable,
             "-c",
-            "from app.cli import main; main()",
+            self.entry,
             "serve",
             "--port",
             str(self.port),

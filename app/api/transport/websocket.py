@@ -33,6 +33,7 @@ from strawberry.subscriptions.protocols.graphql_ws.types import (
 from strawberry.types.unset import UnsetType
 
 from app.api.context import Context
+from app.api.slow import GuardedSends
 
 from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_UNAUTHORIZED
 from .persisted import Documents
@@ -92,11 +93,12 @@ def _transport_problem(message: object) -> str | None:
     return None
 
 
-class CheckedTransportWSHandler(BaseGraphQLTransportWSHandler[Context, None]):
+class CheckedTransportWSHandler(GuardedSends, BaseGraphQLTransportWSHandler[Context, None]):
     """graphql-transport-ws that checks each message's shape first (strawberry indexes into
     messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
     refused connection_init with the rejection's code (4401, 4429) instead of 4403, and
-    runs only documents the server may run (persisted hash, trusted documents)."""
+    runs only documents the server may run (persisted hash, trusted documents); a client
+    that stops reading is closed with 4410 (GuardedSends)."""
 
     async def handle_message(self, message: TransportMessage) -> None:
         problem = _transport_problem(message)
@@ -165,7 +167,7 @@ def _legacy_problem(message: object) -> str | None:
     return _transport_problem({**message, "type": "subscribe"})
 
 
-class LegacyWSHandler(BaseGraphQLWSHandler[Context, None]):
+class LegacyWSHandler(GuardedSends, BaseGraphQLWSHandler[Context, None]):
     """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
     error/complete/stop, connection_terminate) on strawberry's handler, with the same
     guards as graphql-transport-ws: message shapes checked, a refused connection_init

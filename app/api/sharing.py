@@ -1,0 +1,136 @@
+"""Identical subscription results executed and serialized once per change.
+
+Every subscriber of a table receives each change, projected for its own viewer: its
+seat's view, or the spectators' view. Subscribers who see the same view (every spectator
+of the table; several subscriptions of one seat) get the *same* event payload object
+(`shared_payload`, one per message and viewer seat), and on such a payload:
+
+- the per-event execution of an operation is memoized on the payload itself, keyed by
+  the operation (the parsed document's node, shared by the parser cache) and its
+  variables (`execute_shared`, hooked into graphql-core by app/api/runtime.py);
+- its `data` is a `SharedData` dict that carries its own JSON once encoded, so the
+  transport's message is built around it without serializing it again (`encode_message`).
+
+No viewer can receive another's view: a payload is only ever shared between subscribers
+whose projection is the same (same message, same viewer seat, None for spectators, who
+all see the same spectator view), and the memo lives and dies with that payload. The
+selection on a payload resolves no field from the request context (GameUpdate and
+GameView are plain data), so its result depends only on the payload, the document and
+the variables, which are the memo's key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from graphql import ExecutionResult
+from graphql.pyutils import is_awaitable
+from prometheus_client import Counter
+
+from app.rules.seats import Seat
+from app.services.model import GameMessage
+
+EXECUTIONS = Counter(
+    "spades_subscription_executions_total",
+    "Executions of subscription events: run, or shared with another subscriber",
+    ["outcome"],
+)
+ENCODINGS = Counter(
+    "spades_subscription_encodings_total",
+    "JSON encodings of subscription results: done, or shared with another subscriber",
+    ["outcome"],
+)
+_RAN, _SHARED = EXECUTIONS.labels("ran"), EXECUTIONS.labels("shared")
+_ENCODED, _REUSED = ENCODINGS.labels("encoded"), ENCODINGS.labels("shared")
+
+_PAYLOADS = "shared payloads"  # the key of the payloads in GameMessage.views
+
+
+class SharedPayload(Protocol):
+    """An event payload that may be shared: it holds its executions' memo."""
+
+    shared_executions: dict[Any, ExecutionResult] | None
+
+
+class SharedData(dict[str, Any]):
+    """A result's `data`, shared by its subscribers, with its JSON once encoded."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.encoded: str | None = None
+
+
+def shared_payload(message: GameMessage, seat: Seat | None, build: Callable[[], Any]) -> Any:
+    """The payload of `message` for viewers of `seat` (None: spectators), built once, its
+    executions memoized. Only for a message many subscribers get (a live change): a
+    SNAPSHOT or a replay is one subscriber's, and a memo there would only hold memory."""
+    payloads: dict[Seat | None, Any] = message.views.setdefault(_PAYLOADS, {})
+    payload = payloads.get(seat)
+    if payload is None:
+        payload = payloads[seat] = build()
+        payload.shared_executions = {}
+    return payload
+
+
+def _memo_key(executor: Any) -> tuple[int, str]:
+    variables = executor.variable_values.coerced
+    return id(executor.operation), repr(sorted(variables.items())) if variables else ""
+
+
+def execute_shared(
+    executor: Any, payload: SharedPayload, execute: Callable[[], Any]
+) -> ExecutionResult | Awaitable[ExecutionResult]:
+    """The result of `execute()` (the per-event executor of `payload`), memoized on the
+    payload for the same operation and variables. A result with errors is not shared."""
+    memo = payload.shared_executions
+    if memo is None:
+        alone: ExecutionResult | Awaitable[ExecutionResult] = execute()
+        return alone
+    key = _memo_key(executor)
+    cached = memo.get(key)
+    # The id of the operation is only trusted while that very node is the one cached.
+    if cached is not None and memo.get((key, "operation")) is executor.operation:
+        _SHARED.inc()
+        return cached
+    _RAN.inc()
+    result = execute()
+
+    def remember(done: ExecutionResult) -> ExecutionResult:
+        if done.errors or done.data is None:
+            return done
+        shared = ExecutionResult(SharedData(done.data), None, done.extensions)
+        memo[key] = shared
+        memo[(key, "operation")] = executor.operation
+        return shared
+
+    if is_awaitable(result):
+
+        async def settle() -> ExecutionResult:
+            return remember(await result)
+
+        return settle()
+    return remember(result)
+
+
+def encode_message(message: object) -> str | None:
+    """The JSON of a transport message whose payload is exactly `{"data": SharedData}`,
+    reusing the data's JSON; None for any other message (encoded as usual)."""
+    if not isinstance(message, dict) or len(message) != 3 or "type" not in message:
+        return None
+    payload = message.get("payload")
+    if not isinstance(payload, dict) or len(payload) != 1:
+        return None
+    data = payload.get("data")
+    if not isinstance(data, SharedData):
+        return None
+    if data.encoded is None:
+        _ENCODED.inc()
+        data.encoded = json.dumps(data, separators=(",", ":"))
+    else:
+        _REUSED.inc()
+    head = json.dumps({"id": message.get("id"), "type": message["type"]}, separators=(",", ":"))
+    return head[:-1] + ',"payload":{"data":' + data.encoded + "}}"
