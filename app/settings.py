@@ -13,6 +13,11 @@ def _int(name: str, default: int) -> int:
     return default if raw is None or raw.strip() == "" else int(raw)
 
 
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return default if raw is None or raw.strip() == "" else float(raw)
+
+
 def _bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
@@ -101,6 +106,14 @@ class Settings:
     ws_init_timeout_seconds: int = 60
     # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
     rematch_seconds: int = 300
+    # Live tables (RULES.md). The timings are settings so tests can shorten them.
+    reconnect_seconds: float = 60.0  # disconnected this long mid-game: a bot takes the seat
+    presence_grace_seconds: float = 3.5  # a resubscription within this shows no change
+    presence_heartbeat_seconds: float = 5.0  # Redis: how often a process says it is alive
+    presence_ttl_seconds: float = 15.0  # Redis: a process silent this long is dead
+    idle_table_seconds: float = 600.0  # a WAITING table with no connected human closes
+    clock_sweep_seconds: float = 1.0  # how often each process looks for overdue deadlines
+    turn_clock_scale: float = 1.0  # tests only: a turn lasts turnSeconds x this
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -153,4 +166,13 @@ def load_settings() -> Settings:
             "SPADES_WS_INIT_TIMEOUT_SECONDS", base.ws_init_timeout_seconds
         ),
         rematch_seconds=_int("SPADES_REMATCH_SECONDS", base.rematch_seconds),
+        reconnect_seconds=_float("SPADES_RECONNECT_SECONDS", base.reconnect_seconds),
+        presence_grace_seconds=_float("SPADES_PRESENCE_GRACE_SECONDS", base.presence_grace_seconds),
+        presence_heartbeat_seconds=_float(
+            "SPADES_PRESENCE_HEARTBEAT_SECONDS", base.presence_heartbeat_seconds
+        ),
+        presence_ttl_seconds=_float("SPADES_PRESENCE_TTL_SECONDS", base.presence_ttl_seconds),
+        idle_table_seconds=_float("SPADES_IDLE_TABLE_SECONDS", base.idle_table_seconds),
+        clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
+        turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
     )

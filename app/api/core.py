@@ -31,6 +31,7 @@ from .context import (
     services_of,
     subscription_slot,
 )
+from .enums import GameEvent, LobbyEvent
 from .errors import translate_errors
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .sharing import shared_payload
@@ -62,7 +63,7 @@ def player_type(player: AuthPlayer) -> Player:
 
 @strawberry.type
 class GameUpdate:
-    event: str = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
+    event: GameEvent = strawberry.field(description="what happened, e.g. BID_PLACED, CARD_PLAYED")
     seat: Seat | None = strawberry.field(description="who acted, where it applies")
     view: GameView = strawberry.field(description="the state after the change, as you see it")
     # Executions of this payload, shared by the subscribers who see the same view (None:
@@ -78,7 +79,9 @@ def _game_update(message: model.GameMessage, viewer: Viewer) -> GameUpdate:
 
 @strawberry.type
 class LobbyUpdate:
-    event: str = strawberry.field(description="TABLE_CREATED, TABLE_UPDATED or TABLE_REMOVED")
+    event: LobbyEvent = strawberry.field(
+        description="TABLE_CREATED, TABLE_UPDATED or TABLE_REMOVED"
+    )
     table_id: strawberry.ID
     table: Table | None = strawberry.field(description="null for TABLE_REMOVED")
 
@@ -92,6 +95,15 @@ class CreateTableInput:
         description="default: the most open policy the visibility allows",
     )
     spectating: bool | None = True
+    turn_seconds: int | None = strawberry.field(
+        default=model.DEFAULT_TURN_SECONDS,
+        description="seconds a human has for each turn: 5..300, or 0 (untimed: only "
+        "FRIENDS_ONLY and PRIVATE tables)",
+    )
+    replacement_bot: BotLevel | None = strawberry.field(
+        default=BotLevel.BASIC,
+        description="the level of a bot that takes an absent or leaving human's seat",
+    )
     seed: int | None = strawberry.field(
         default=strawberry.UNSET,
         description="a fixed deal seed; only on servers started with SPADES_ALLOW_SEEDED_TABLES",
@@ -216,6 +228,12 @@ class CoreMutation:
             spectating=input.spectating is not False,
             seed=input.seed if isinstance(input.seed, int) else None,
             rated=input.rated is True,
+            turn_seconds=(
+                input.turn_seconds
+                if isinstance(input.turn_seconds, int)
+                else model.DEFAULT_TURN_SECONDS
+            ),
+            replacement_bot=(input.replacement_bot or BotLevel.BASIC).to_rules(),
         )
         return Table.of(table, viewer)
 
@@ -225,10 +243,8 @@ class CoreMutation:
         self, info: InfoT, table_id: strawberry.ID, seat: Seat, code: str | None = strawberry.UNSET
     ) -> Table:
         viewer = await require_viewer(info)
-        services = services_of(info)
         link = code if isinstance(code, str) else None
-        table = await services.tables.join(viewer, str(table_id), seat.to_rules(), link)
-        services.bots.kick(table.id)
+        table = await services_of(info).tables.join(viewer, str(table_id), seat.to_rules(), link)
         return Table.of(table, viewer)
 
     @strawberry.mutation(description="host only, before the game starts")
@@ -237,20 +253,16 @@ class CoreMutation:
         self, info: InfoT, table_id: strawberry.ID, seat: Seat, level: BotLevel = BotLevel.BASIC
     ) -> Table:
         viewer = await require_viewer(info)
-        services = services_of(info)
-        table = await services.tables.add_bot(
+        table = await services_of(info).tables.add_bot(
             viewer, str(table_id), seat.to_rules(), level.to_rules()
         )
-        services.bots.kick(table.id)
         return Table.of(table, viewer)
 
     @strawberry.mutation(description="mid-game: a bot takes the seat")
     @translate_errors
     async def leave_table(self, info: InfoT, table_id: strawberry.ID) -> bool:
         viewer = await require_viewer(info)
-        services = services_of(info)
-        table = await services.tables.leave(viewer, str(table_id))
-        services.bots.kick(table.id)
+        await services_of(info).tables.leave(viewer, str(table_id))
         return True
 
     @strawberry.mutation(description="see your cards, giving up blind nil")

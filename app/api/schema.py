@@ -17,15 +17,20 @@ from .chat import ChatMutation, ChatQuery, ChatSubscription
 from .core import CoreMutation, CoreQuery, CoreSubscription
 from .errors import INTERNAL_MESSAGE, is_unexpected, log
 from .limits import limit_extensions
+from .live import LiveMutation, LiveQuery, LiveSubscription
 from .metrics import MetricsExtension
 from .profiles import ProfileQuery
 from .rematch import RematchMutation
 from .social import SocialMutation, SocialQuery, SocialSubscription
 from .transport.codes import RefusalCodes, tag_request_error
 
-Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, ProfileQuery))
-Mutation = merge_types("Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation))
-Subscription = merge_types("Subscription", (CoreSubscription, SocialSubscription, ChatSubscription))
+Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery))
+Mutation = merge_types(
+    "Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation, LiveMutation)
+)
+Subscription = merge_types(
+    "Subscription", (CoreSubscription, SocialSubscription, ChatSubscription, LiveSubscription)
+)
 
 
 class SpadesSchema(strawberry.Schema):

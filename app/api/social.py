@@ -15,10 +15,11 @@ from app.services.tables import TableOptions
 
 from .context import Context, require_viewer, services_of, subscription_slot
 from .core import player_type
+from .enums import NotificationEvent
 from .errors import translate_errors
 from .metrics import SUBSCRIPTIONS
 from .tables import Table
-from .types import JoinPolicy, Player, Visibility
+from .types import BotLevel, JoinPolicy, Player, Visibility
 
 InfoT = Info[Context, None]
 
@@ -63,6 +64,10 @@ class UpdateTableInput:
     visibility: Visibility | None = strawberry.UNSET
     join_policy: JoinPolicy | None = strawberry.UNSET
     spectating: bool | None = strawberry.UNSET
+    turn_seconds: int | None = strawberry.field(
+        default=strawberry.UNSET, description="5..300, or 0 (untimed) unless PUBLIC"
+    )
+    replacement_bot: BotLevel | None = strawberry.UNSET
 
     def to_options(self) -> TableOptions:
         """The service-layer options (unset fields stay as they are; a null name clears it)."""
@@ -73,12 +78,18 @@ class UpdateTableInput:
             visibility=model.Visibility(self.visibility.value) if self.visibility else None,
             join_policy=model.JoinPolicy(self.join_policy.value) if self.join_policy else None,
             spectating=self.spectating if isinstance(self.spectating, bool) else None,
+            turn_seconds=self.turn_seconds if isinstance(self.turn_seconds, int) else None,
+            replacement_bot=(
+                self.replacement_bot.to_rules()
+                if isinstance(self.replacement_bot, BotLevel)
+                else None
+            ),
         )
 
 
 @strawberry.type
 class Notification:
-    event: str = strawberry.field(
+    event: NotificationEvent = strawberry.field(
         description="FRIEND_REQUEST, FRIEND_ACCEPTED, FRIEND_DECLINED, FRIEND_REMOVED, "
         "INVITATION, INVITATION_DECLINED or KICKED"
     )
@@ -238,6 +249,9 @@ async def _notifications(
     info: InfoT, viewer: svc.Viewer, stream: AsyncIterator[svc.Notice]
 ) -> AsyncGenerator[Notification, None]:
     async for notice in stream:
+        event = notice.kind.public
+        if event is None:
+            continue  # internal notices never reach a client (the stream drops them too)
         invitation = None
         if notice.invitation is not None:
             try:
@@ -245,7 +259,7 @@ async def _notifications(
             except RuleError:
                 invitation = None
         yield Notification(
-            event=notice.kind.value,
+            event=event,
             friend_request=(
                 FriendRequest.of(notice.friend_request) if notice.friend_request else None
             ),

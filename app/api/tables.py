@@ -9,7 +9,17 @@ from app.services.model import GameMessage, TableSnapshot
 from app.services.social import Viewer
 from app.services.tables import relation
 
-from .types import GameView, JoinPolicy, Player, SeatState, Visibility, game_view, seat_states
+from .enums import TableStatus
+from .types import (
+    BotLevel,
+    GameView,
+    JoinPolicy,
+    Player,
+    SeatState,
+    Visibility,
+    game_view,
+    seat_states,
+)
 
 
 def viewer_game(table: TableSnapshot, viewer: Viewer | None) -> GameView:
@@ -62,8 +72,16 @@ class Table:
         return self.snapshot.rated
 
     @strawberry.field(description="WAITING, PLAYING, FINISHED or CLOSED")
-    def status(self) -> str:
-        return self.snapshot.status.value
+    def status(self) -> TableStatus:
+        return self.snapshot.status
+
+    @strawberry.field(description="seconds a human has for each turn; 0: untimed")
+    def turn_seconds(self) -> int:
+        return self.snapshot.turn_seconds
+
+    @strawberry.field(description="the level of a bot that takes an absent or leaving human's seat")
+    def replacement_bot(self) -> BotLevel:
+        return BotLevel(self.snapshot.replacement_bot.value)
 
     @classmethod
     def of(cls, table: TableSnapshot, viewer: Viewer | None) -> Table:

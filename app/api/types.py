@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 from enum import Enum
 
 import strawberry
@@ -160,6 +161,9 @@ class SeatState:
     bid: Bid | None = strawberry.field(description="null until this seat has bid in the hand")
     tricks_won: int = strawberry.field(description="in the current hand")
     card_count: int = strawberry.field(description="cards still in hand")
+    away_player: Player | None = strawberry.field(
+        description="the human whose seat a bot holds after timeouts or a disconnection"
+    )
     bot_level: BotLevel | None = strawberry.field(
         default=None, description="null for humans and empty seats"
     )
@@ -230,6 +234,10 @@ class GameView:
     history: list[HandResult]
     winner: Team | None
     version: int = strawberry.field(description="number of changes applied to this table so far")
+    turn_deadline: str | None = strawberry.field(
+        description="ISO-8601 UTC instant at which the seat on turn is played for; null if "
+        "untimed, no turn, or a bot's turn"
+    )
     next_table_id: strawberry.ID | None = strawberry.field(
         default=None, description="the rematch table, set by REMATCH_STARTED"
     )
@@ -265,7 +273,24 @@ def bid_type(bid: RBid | None) -> Bid | None:
     return Bid(kind=BidKind[bid.kind.name], tricks=bid.tricks) if bid is not None else None
 
 
-def _seat_state(table_id: str, view: SeatView, occupant: model.Occupant | None) -> SeatState:
+def iso_instant(epoch: float) -> str:
+    """An epoch time as an ISO-8601 UTC instant with milliseconds (`...T12:00:00.000Z`)."""
+    moment = datetime.fromtimestamp(epoch, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def _away(occupant: model.Occupant | None) -> Player | None:
+    if occupant is None:
+        return None
+    return Player(id=strawberry.ID(occupant.player_id), username=occupant.username or "")
+
+
+def _seat_state(
+    table_id: str,
+    view: SeatView,
+    occupant: model.Occupant | None,
+    away: model.Occupant | None = None,
+) -> SeatState:
     return SeatState(
         id=strawberry.ID(f"{table_id}:{view.seat.name}"),
         seat=Seat[view.seat.name],
@@ -275,6 +300,7 @@ def _seat_state(table_id: str, view: SeatView, occupant: model.Occupant | None) 
         bid=bid_type(view.bid),
         tricks_won=view.tricks_won,
         card_count=view.card_count,
+        away_player=_away(away),
         bot_level=BotLevel.of(occupant.bot_level) if occupant is not None else None,
     )
 
@@ -343,7 +369,10 @@ def game_view(
         hand_withheld=data.hand_withheld,
         blind_nil_eligible=data.blind_nil_eligible,
         legal_plays=[card_type(c) for c in data.legal_plays],
-        seats=[_seat_state(table.id, v, table.occupants[v.seat]) for v in data.seats],
+        seats=[
+            _seat_state(table.id, v, table.occupants[v.seat], table.away[v.seat])
+            for v in data.seats
+        ],
         teams=[_team_state(table.id, t) for t in data.teams],
         current_trick=_plays(data.current_trick),
         last_trick=_trick(data.last_trick),
@@ -351,6 +380,11 @@ def game_view(
         history=[_result(r) for r in data.history],
         winner=team_type(data.winner),
         version=table.version,
+        turn_deadline=(
+            iso_instant(table.turn_deadline)
+            if table.turn_deadline is not None and table.clock_seat is not None
+            else None
+        ),
         next_table_id=strawberry.ID(table.next_table_id) if table.next_table_id else None,
         rematch_requests=[Seat[s.name] for s in table.rematch_requests],
     )

@@ -11,9 +11,12 @@ from app.rules.seats import Seat
 
 LogEntry = dict[str, Any]
 
-# Log entries that change the table, not the game (seats, options, host, rematch).
+# Log entries that change the table, not the game (seats, options, host, rematch, a
+# timeout, the closing).
 REMATCH_ENTRIES = frozenset({"rematch", "rematch_started"})
-TABLE_ENTRIES = frozenset({"sit", "leave", "start", "options", "host", *REMATCH_ENTRIES})
+TABLE_ENTRIES = frozenset(
+    {"sit", "leave", "start", "options", "host", "timeout", "close", *REMATCH_ENTRIES}
+)
 
 
 def move_entry(move: Move) -> LogEntry:
@@ -44,6 +47,6 @@ def entry_move(entry: LogEntry) -> Move | None:
         return RevealHand(seat)
     if kind == "pass":
         return PassCards(seat, tuple(Card.parse(c) for c in entry["cards"]))
-    if kind == "replace":
+    if kind in ("replace", "reclaim"):
         return ReplacePlayer(seat, entry["player"])
     raise ValueError(f"unknown log entry {kind!r}")

@@ -16,8 +16,10 @@ from app.rules.seats import Seat
 
 from .auth import Player
 from .codec import move_entry
+from .events import GameEvent, LobbyEvent
 from .ledger import Change, Ledger
 from .model import TableSnapshot, TableStatus, now_ts
+from .play.clock import reset_timeouts
 from .play.thinking import ExpertPool
 from .social import SocialService
 from .tables import TableService, plausible_id
@@ -25,7 +27,7 @@ from .tables import TableService, plausible_id
 log = logging.getLogger(__name__)
 
 # Events after which the lobby's copy of a table (scores, phase) is stale.
-LOBBY_WORTHY = {"HAND_SCORED", "GAME_OVER"}
+LOBBY_WORTHY = frozenset({GameEvent.HAND_SCORED, GameEvent.GAME_OVER})
 MAX_BOT_FAILURES = 8
 _EXPERT = BotLevel.EXPERT
 
@@ -34,6 +36,8 @@ def apply_move(table: TableSnapshot, move: Move) -> Change:
     """The change one engine move makes to a table: one step per event it caused."""
     if table.game is None:
         raise RuleError(ErrorCode.WRONG_PHASE, "the game has not started")
+    if table.status is TableStatus.CLOSED:
+        raise RuleError(ErrorCode.WRONG_PHASE, "the table is closed")
     game = table.game.copy()
     steps = game.apply_steps(move)
     change = Change()
@@ -42,15 +46,16 @@ def apply_move(table: TableSnapshot, move: Move) -> Change:
         version += 1
         over = step.state.phase is Phase.GAME_OVER
         status = TableStatus.FINISHED if over else table.status
+        event = GameEvent.of(step.event.kind)
         # When the game ended starts the rematch window (RULES.md, Rematch).
         finished_at = now_ts() if over else table.finished_at
         change.add(
-            step.event.kind.value,
+            event,
             table.evolve(game=step.state, version=version, status=status, finished_at=finished_at),
             step.event.seat,
         )
-        if step.event.kind.value in LOBBY_WORTHY:
-            change.lobby_event = "TABLE_REMOVED" if over else "TABLE_UPDATED"
+        if event in LOBBY_WORTHY:
+            change.lobby_event = LobbyEvent.TABLE_REMOVED if over else LobbyEvent.TABLE_UPDATED
     change.log_entry(table.version + 1, len(steps), move_entry(move))
     return change
 
@@ -89,7 +94,13 @@ class GameService:
             seat = table.seat_of(player.id)
             if seat is None:
                 raise _NotSeated()
-            return apply_move(table, build(seat))
+            move = build(seat)
+            if table.timed_out is seat:
+                # The clock ran out first: the server is playing this turn for the seat.
+                raise RuleError(ErrorCode.NOT_YOUR_TURN, "your time ran out for this turn")
+            change = apply_move(table, move)
+            reset_timeouts(change, seat)
+            return change
 
         try:
             _, after = await self.ledger.change(table_id, decide, expected_version)
@@ -97,8 +108,6 @@ class GameService:
             viewer = await self.social.viewer(player)
             self.tables.visible(viewer, await self.ledger.get(table_id))
             raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves") from None
-        if bot_to_move(after) is not None:
-            self.bots.kick(table_id)
         return after
 
 
@@ -155,6 +164,11 @@ class BotDriver:
     def running(self) -> frozenset[str]:
         """Tables whose bots are being driven by this process right now."""
         return frozenset(self._tasks)
+
+    def react(self, change: Change, after: TableSnapshot) -> None:
+        """The ledger's reactor: wake the bots when one of them is to move."""
+        if bot_to_move(after) is not None:
+            self.kick(after.id)
 
     def kick(self, table_id: str) -> None:
         """Make sure bots get to move on `table_id` if it is their turn."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,7 +13,6 @@ from app.broker.memory import MemoryBroker
 from app.settings import Settings
 from app.store.db import Database
 from app.store.migrate import upgrade
-from app.store.tables import stalled_bot_tables
 
 from . import wire
 from .accounts.profiles import ProfileService
@@ -25,17 +23,17 @@ from .chat.service import ChatService
 from .games import BotDriver, GameService, bot_to_move
 from .ledger import Ledger
 from .limits import Limiter, MemoryLimiter, RedisLimiter
+from .live.presence import PresenceService, PresenceTimings
+from .live.store import MemoryPresence, PresenceStore, RedisPresence
 from .play.rematch import RematchService
 from .play.thinking import ExpertPool
+from .play.timers import ClockTimers
 from .social import SocialService
 from .streams import Streams
 from .tables import TableService
 
 log = logging.getLogger(__name__)
 
-# How often each process looks for bot turns nobody is driving (a process died mid-turn).
-BOT_SWEEP_SECONDS = 1.0
-BOT_STALL_SECONDS = 1.5
 REVOCATIONS_CHANNEL = "tokens"
 
 
@@ -44,6 +42,13 @@ def make_limiter(settings: Settings) -> Limiter:
     if settings.broker_url:
         return RedisLimiter(settings.broker_url, enabled=settings.rate_limits)
     return MemoryLimiter(enabled=settings.rate_limits)
+
+
+def make_presence_store(settings: Settings) -> PresenceStore:
+    """Presence counted in Redis when SPADES_BROKER_URL is set, else in memory."""
+    if settings.broker_url:
+        return RedisPresence(settings.broker_url, settings.presence_ttl_seconds)
+    return MemoryPresence()
 
 
 def make_broker(settings: Settings) -> Broker[Any]:
@@ -64,6 +69,7 @@ class Services:
         self.broker: Broker[Any] = broker if broker is not None else make_broker(settings)
         self.auth = AuthService(self.db, settings)
         self.ledger = Ledger(self.db, self.broker)
+        self.ledger.clock_scale = settings.turn_clock_scale
         self.ledger.on_finish = game_over_effect  # careers: in the game's last transaction
         self.profiles = ProfileService(self.db)
         self.social = SocialService(self.db, self.broker)
@@ -73,8 +79,26 @@ class Services:
             settings.bot_delay_ms,
             ExpertPool(settings.bot_workers, settings.expert_ms),
         )
+        self.clocks = ClockTimers(
+            self.ledger, self.db, settings.clock_sweep_seconds, stalled=self._stalled_bots
+        )
+        # The reactions to every committed change, in one place.
+        self.ledger.react(self.bots.react)
+        self.ledger.react(self.clocks.react)
         self.games = GameService(self.ledger, self.tables, self.social, self.bots)
-        self.streams = Streams(self.ledger, self.broker, self.tables, self.social)
+        self.presence = PresenceService(
+            make_presence_store(settings),
+            self.broker,
+            self.ledger,
+            self.db,
+            PresenceTimings(
+                grace=settings.presence_grace_seconds,
+                heartbeat=settings.presence_heartbeat_seconds,
+                reconnect=settings.reconnect_seconds,
+                idle=settings.idle_table_seconds,
+            ),
+        )
+        self.streams = Streams(self.ledger, self.broker, self.tables, self.social, self.presence)
         self.limits: Limiter = make_limiter(settings)
         self.rematch = RematchService(
             self.ledger, self.tables, self.social, self.bots, settings.rematch_seconds
@@ -88,7 +112,6 @@ class Services:
             self.social,
             ChatLimiter(settings.broker_url),
         )
-        self._sweeper: asyncio.Task[None] | None = None
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -103,16 +126,18 @@ class Services:
         for table in await self.ledger.open_tables():
             if bot_to_move(table) is not None:
                 self.bots.kick(table.id)
-        self._sweeper = asyncio.create_task(self._sweep_forever())
+        await self.clocks.start()
+        await self.presence.start()
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
-        for task in (self._sweeper, self._revocations):
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
+        if self._revocations is not None:
+            self._revocations.cancel()
+            await asyncio.gather(self._revocations, return_exceptions=True)
+        await self.presence.stop()
+        await self.clocks.stop()
         await self.bots.stop()
         await self.limits.close()
         await self.chat.limiter.close()
@@ -154,26 +179,9 @@ class Services:
             with contextlib.suppress(Exception):
                 await handler(token_hash)
 
-    async def _sweep_forever(self) -> None:
-        while True:
-            await asyncio.sleep(BOT_SWEEP_SECONDS)
-            with contextlib.suppress(Exception):
-                await self.sweep_bots()
-
-    async def sweep_bots(self) -> None:
-        """Kick the bots of any table where a bot has owed a move for a while: the process
-        that should have driven it may have died. Racing drivers are harmless (the ledger's
-        compare-and-swap lets one bot move apply once).
-
-        One indexed query finds the candidates (playing tables with a bot seat, unchanged
-        for a while), so the sweep stays cheap with hundreds of tables in play."""
-        async with self.db.read() as session:
-            candidates = await stalled_bot_tables(session, time.time() - BOT_STALL_SECONDS)
-        running = self.bots.running
-        for table_id, version in candidates:
-            if table_id in running:
-                continue
-            # Most candidates wait for a human: the cached table tells, without a read.
-            table = self.ledger.cached(table_id, version) or await self.ledger.get(table_id)
-            if table is not None and bot_to_move(table) is not None:
-                self.bots.kick(table_id)
+    def _stalled_bots(self, table_id: str) -> None:
+        """A bot has owed a move past its watchdog (the process that should have driven it
+        may have died): drive it here. Racing drivers are harmless (the ledger's
+        compare-and-swap lets one bot move apply once)."""
+        if table_id not in self.bots.running:
+            self.bots.kick(table_id)

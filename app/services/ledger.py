@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -26,9 +25,11 @@ from app.store import tables as repo
 from app.store.db import Database
 from app.store.models import SeatRow, TableRow
 
+from .change import Change as Change  # re-exported: decisions build Changes
+from .change import Effect as Effect
 from .codec import LogEntry
+from .events import LobbyEvent
 from .model import (
-    GameMessage,
     JoinPolicy,
     LobbyMessage,
     Occupant,
@@ -36,6 +37,8 @@ from .model import (
     TableStatus,
     Visibility,
 )
+from .play.clock import stamp_clocks
+from .play.live import live_from_json, live_to_json
 
 log = logging.getLogger(__name__)
 
@@ -48,30 +51,11 @@ def game_channel(table_id: str) -> str:
     return f"game:{table_id}"
 
 
-# A further write made in the transaction of a change.
-Effect = Callable[[AsyncSession], Awaitable[None]]
-
-
-@dataclass
-class Change:
-    """What a decision did: one message per new version, log entries, a lobby event."""
-
-    steps: list[GameMessage] = field(default_factory=list)
-    log: list[tuple[int, int, LogEntry]] = field(default_factory=list)
-    lobby_event: str | None = None
-    # Further writes to make in the same transaction (e.g. dropping an invitation).
-    effects: list[Effect] = field(default_factory=list)
-
-    def add(self, event: str, table: TableSnapshot, seat: Any = None) -> None:
-        """Record one change; `table` must already carry the next version."""
-        self.steps.append(GameMessage(event, seat, table))
-
-    def log_entry(self, seq: int, changes: int, entry: LogEntry) -> None:
-        """Record one move-log row."""
-        self.log.append((seq, changes, entry))
-
-
 Decision = Callable[[TableSnapshot], Change]
+# Called after every committed (and published) change with the change and the table after
+# it: the one place where the server reacts to a change (wake bots, arm clocks, ...).
+# Reactors run synchronously and must not block; they start tasks for any real work.
+Reactor = Callable[[Change, TableSnapshot], None]
 
 
 class Conflict(Exception):
@@ -90,8 +74,14 @@ class Ledger:
         self.db = db
         self.broker = broker
         self._cache: dict[str, TableSnapshot] = {}
+        self.reactors: list[Reactor] = []
+        self.clock_scale = 1.0  # a turn lasts turn_seconds x this (tests shorten it)
         # Writes to make in the transaction of the change that finishes a game (careers).
         self.on_finish: Callable[[TableSnapshot], Effect] | None = None
+
+    def react(self, reactor: Reactor) -> None:
+        """Call `reactor` after every change this process commits."""
+        self.reactors.append(reactor)
 
     async def get(self, table_id: str) -> TableSnapshot | None:
         """The table as it stands now (from the cache when it is current)."""
@@ -142,7 +132,9 @@ class Ledger:
         """Remember a table just stored and tell the lobby about it (best effort)."""
         self._remember(snapshot)
         try:
-            await self.broker.publish(LOBBY_CHANNEL, LobbyMessage("TABLE_CREATED", snapshot))
+            await self.broker.publish(
+                LOBBY_CHANNEL, LobbyMessage(LobbyEvent.TABLE_CREATED, snapshot)
+            )
         except Exception:
             log.warning("could not announce table %s", snapshot.id, exc_info=True)
 
@@ -161,8 +153,20 @@ class Ledger:
                 continue
             if change.steps:
                 await self._publish(change, after)
+                self._react(change, after)
             return change, after
         raise _conflict()
+
+    def opened(self, table: TableSnapshot) -> None:
+        """React to a table stored outside `change` (a rematch table, its game started)."""
+        self._react(Change(), table)
+
+    def _react(self, change: Change, after: TableSnapshot) -> None:
+        for reactor in self.reactors:
+            try:
+                reactor(change, after)
+            except Exception:  # one failing reaction must not fail the committed change
+                log.exception("a reaction to a change of table %s failed", after.id)
 
     async def _attempt(
         self, table_id: str, decide: Decision, expected_version: int | None
@@ -179,6 +183,7 @@ class Ledger:
             if not change.steps:
                 await self._verify(before, verified)
                 return change, before
+            stamp_clocks(before, change, time.time(), self.clock_scale)
             after = change.steps[-1].table
             if self.on_finish is not None and _finishes(before, after):
                 change.effects.append(self.on_finish(after))
@@ -276,6 +281,10 @@ class Ledger:
         snapshot = self._cache.get(table_id)
         return snapshot if snapshot is not None and snapshot.version == version else None
 
+    def cached_any(self, table_id: str) -> TableSnapshot | None:
+        """The cached table at whatever version (a hint; decisions re-check)."""
+        return self._cache.get(table_id)
+
     def forget(self, table_id: str) -> None:
         """Drop a cached table (tests use it to force a reload from the database)."""
         self._cache.pop(table_id, None)
@@ -333,6 +342,10 @@ def _row_values(table: TableSnapshot) -> dict[str, Any]:
         "spectating": table.spectating,
         "status": table.status.value,
         "game_state": (game_to_json(table.game) if table.game is not None else None),
+        "turn_seconds": table.turn_seconds,
+        "replacement_bot": table.replacement_bot.value,
+        "turn_deadline": table.turn_deadline,
+        "live_state": live_to_json(table),
         "finished_at": table.finished_at,
         "rematch_requests": ",".join(s.name for s in table.rematch_requests) or None,
         "next_table_id": table.next_table_id,
@@ -352,6 +365,7 @@ def snapshot_from_rows(
         else:
             occupants[seat] = Occupant(row.player_id, names.get(row.player_id))
     game = game_from_json(table.game_state) if table.game_state else None
+    live = live_from_json(table.live_state)
     return TableSnapshot(
         id=table.id,
         name=table.name,
@@ -366,6 +380,12 @@ def snapshot_from_rows(
         game=game,
         created_at=table.created_at,
         deal_seed=int(table.seed) if table.seed is not None else None,
+        turn_seconds=table.turn_seconds,
+        replacement_bot=BotLevel(table.replacement_bot),
+        turn_deadline=table.turn_deadline,
+        away=live.away,
+        timeouts=live.timeouts,
+        timed_out=live.timed_out,
         rated=table.rated,
         finished_at=table.finished_at,
         rematch_requests=tuple(Seat[s] for s in (table.rematch_requests or "").split(",") if s),

@@ -11,6 +11,15 @@ from app.rules.game import Game, Phase
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
 
+from .events import GameEvent, LobbyEvent
+
+# RULES.md, "Live tables": the turn clock's default and range (0: untimed).
+DEFAULT_TURN_SECONDS = 30
+MIN_TURN_SECONDS = 5
+MAX_TURN_SECONDS = 300
+NO_AWAY: tuple[None, None, None, None] = (None, None, None, None)
+NO_TIMEOUTS = (0, 0, 0, 0)
+
 
 class Visibility(StrEnum):
     """Who can see a table."""
@@ -83,6 +92,13 @@ class TableSnapshot:
     game: Game | None
     created_at: float = 0.0
     deal_seed: int | None = None  # an explicit seed for the deals (tests, tournaments)
+    # Live tables (RULES.md): the turn clock, the replacement bot, absent players.
+    turn_seconds: int = DEFAULT_TURN_SECONDS
+    replacement_bot: BotLevel = DEFAULT_BOT_LEVEL
+    turn_deadline: float | None = None  # epoch seconds at which the seat on turn is played for
+    away: tuple[Occupant | None, ...] = NO_AWAY  # per seat: the human a bot stands in for
+    timeouts: tuple[int, ...] = NO_TIMEOUTS  # per seat: consecutive timeouts
+    timed_out: Seat | None = None  # TURN_TIMED_OUT is committed, the move for it still owed
     rated: bool = False  # four humans at the start; the game's end changes ratings
     # Rematch (RULES.md, Rematch): when the game ended, the seats that asked for a
     # rematch, the table this one is the rematch of, and the rematch table once it started.
@@ -95,6 +111,27 @@ class TableSnapshot:
     def phase(self) -> Phase:
         """The game's phase (WAITING before the game starts)."""
         return self.game.phase if self.game is not None else Phase.WAITING
+
+    @property
+    def clock_seat(self) -> Seat | None:
+        """The seat whose turn is timed now: a human's turn in a game in play on a
+        timed table."""
+        game = self.game
+        if self.turn_seconds <= 0 or self.status is not TableStatus.PLAYING or game is None:
+            return None
+        seat = game.turn
+        if seat is None:
+            return None
+        occupant = self.occupants[seat]
+        return seat if occupant is not None and not occupant.is_bot else None
+
+    def away_seat(self, player_id: str) -> Seat | None:
+        """The seat a bot holds for `player_id`, if any."""
+        for seat in SEATS:
+            away = self.away[seat]
+            if away is not None and away.player_id == player_id:
+                return seat
+        return None
 
     def seat_of(self, player_id: str | None) -> Seat | None:
         """The seat `player_id` sits in, if any."""
@@ -124,7 +161,7 @@ class GameMessage:
     subscriber; `views` caches one projection per viewer seat for this message.
     """
 
-    event: str
+    event: GameEvent
     seat: Seat | None
     table: TableSnapshot
     views: dict[Any, Any] = field(default_factory=dict)
@@ -140,7 +177,7 @@ class GameMessage:
 class LobbyMessage:
     """A lobby change: TABLE_CREATED, TABLE_UPDATED or TABLE_REMOVED."""
 
-    event: str
+    event: LobbyEvent
     table: TableSnapshot
 
 

@@ -37,6 +37,7 @@ from app.store.models import (
 )
 
 from .auth import Player
+from .events import NotificationEvent
 from .model import TableStatus
 
 log = logging.getLogger(__name__)
@@ -50,17 +51,23 @@ class LinkKind(StrEnum):
 
 
 class NoticeKind(StrEnum):
-    """What a notification (or an internal notice) says."""
+    """What a notification (or an internal notice) says: a `NotificationEvent`, or an
+    internal notice that never reaches a client."""
 
-    FRIEND_REQUEST = "FRIEND_REQUEST"
-    FRIEND_ACCEPTED = "FRIEND_ACCEPTED"
-    FRIEND_DECLINED = "FRIEND_DECLINED"
-    FRIEND_REMOVED = "FRIEND_REMOVED"
-    INVITATION = "INVITATION"
-    INVITATION_DECLINED = "INVITATION_DECLINED"
-    KICKED = "KICKED"
+    FRIEND_REQUEST = NotificationEvent.FRIEND_REQUEST.value
+    FRIEND_ACCEPTED = NotificationEvent.FRIEND_ACCEPTED.value
+    FRIEND_DECLINED = NotificationEvent.FRIEND_DECLINED.value
+    FRIEND_REMOVED = NotificationEvent.FRIEND_REMOVED.value
+    INVITATION = NotificationEvent.INVITATION.value
+    INVITATION_DECLINED = NotificationEvent.INVITATION_DECLINED.value
+    KICKED = NotificationEvent.KICKED.value
     # Internal: the player's social graph changed; live lobby streams re-route.
     SOCIAL_CHANGED = "SOCIAL_CHANGED"
+
+    @property
+    def public(self) -> NotificationEvent | None:
+        """The notification event a client sees; None for an internal notice."""
+        return NotificationEvent(self.value) if self is not NoticeKind.SOCIAL_CHANGED else None
 
 
 @dataclass(frozen=True, slots=True)

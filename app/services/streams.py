@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from app.broker.base import RESYNC, Broker
@@ -14,27 +15,35 @@ from app.store import tables as repo
 
 from .access import can_see, can_watch
 from .codec import REMATCH_ENTRIES, entry_move
+from .events import GameEvent, LobbyEvent
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
-from .model import GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
+from .live.presence import PresenceMessage, PresenceService, SeatPresence, presence_channel
+from .model import NO_AWAY, GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
 from .play.rematch import replayed_rematch
 from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
 from .tables import TableService, relation
 
-SNAPSHOT = "SNAPSHOT"
+SNAPSHOT = GameEvent.SNAPSHOT
 
-LobbyEvent = tuple[str, str, TableSnapshot | None]
+LobbyChange = tuple[LobbyEvent, str, TableSnapshot | None]
 
 
 class Streams:
     """Subscriptions, each projected later for its own subscriber by the API layer."""
 
     def __init__(
-        self, ledger: Ledger, broker: Broker[Any], tables: TableService, social: SocialService
+        self,
+        ledger: Ledger,
+        broker: Broker[Any],
+        tables: TableService,
+        social: SocialService,
+        presence: PresenceService | None = None,
     ) -> None:
         self.ledger = ledger
         self.broker = broker
         self.tables = tables
         self.social = social
+        self.presence = presence
 
     def check_viewer(self, viewer: Viewer, table: TableSnapshot) -> None:
         """A seated player, or a spectator where spectating is on; else FORBIDDEN."""
@@ -45,6 +54,32 @@ class Streams:
     async def game_updates(
         self, viewer: Viewer, table_id: str, since: int | None
     ) -> AsyncIterator[GameMessage]:
+        """`_game_updates`, counting the subscriber as connected to the table (presence)
+        from the moment the stream is set up to its end."""
+        present: list[bool] = []
+
+        async def ready() -> None:
+            if self.presence is not None:
+                await self.presence.enter(table_id, viewer.id)
+                present.append(True)
+
+        try:
+            async with contextlib.aclosing(
+                self._game_updates(viewer, table_id, since, ready)
+            ) as stream:
+                async for message in stream:
+                    yield message
+        finally:
+            if present and self.presence is not None:
+                self.presence.leave(table_id, viewer.id)
+
+    async def _game_updates(
+        self,
+        viewer: Viewer,
+        table_id: str,
+        since: int | None,
+        ready: Callable[[], Awaitable[None]],
+    ) -> AsyncGenerator[GameMessage, None]:
         """Every change of the table's game in order, after a SNAPSHOT or the missed updates.
 
         The stream ends with FORBIDDEN if the subscriber loses the right to watch: the host
@@ -57,6 +92,7 @@ class Streams:
         channels = (game_channel(table_id), player_channel(viewer.id))
         with await self.broker.subscribe(*channels) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
+            await ready()
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
                 yield GameMessage(SNAPSHOT, None, table)
@@ -66,6 +102,8 @@ class Streams:
                 for message in missed:
                     yield message
                     last = message.version
+            if table.status is TableStatus.CLOSED:
+                return  # TABLE_CLOSED was the last change: nothing more will come
             while True:
                 message = await subscription.get()
                 if isinstance(message, Notice):
@@ -82,10 +120,15 @@ class Streams:
                     async for caught_up in self._catch_up(viewer, table_id, last):
                         yield caught_up
                         last = caught_up.version
+                        if caught_up.event is GameEvent.TABLE_CLOSED:
+                            return
                     continue
                 if message.version <= last:
                     continue
                 self.ledger.observe(message.table)
+                if message.event is GameEvent.TABLE_CLOSED:
+                    yield message  # seen by every subscriber, whatever its access now
+                    return
                 self.check_viewer(viewer, self.tables.visible(viewer, message.table))
                 yield message
                 last = message.version
@@ -121,16 +164,30 @@ class Streams:
         game.seed_public = bool(entry["public"])
         names = await self._names(entry["players"], table)
         out: list[GameMessage] = []
+        away: list[Occupant | None] = list(NO_AWAY)
         asked: tuple[Seat, ...] = ()
         if since < start_seq:
-            out.append(_replayed(table, "GAME_STARTED", SEATS[0], game.copy(), start_seq, names))
+            out.append(
+                _replayed(table, GameEvent.GAME_STARTED, SEATS[0], game.copy(), start_seq, names)
+            )
         for seq, _changes, log_entry in log:
             if seq <= start_seq:
                 continue
-            if log_entry["type"] in REMATCH_ENTRIES:
+            kind = log_entry["type"]
+            if kind in REMATCH_ENTRIES:
                 message, asked = replayed_rematch(table, log_entry, seq, asked)
                 if since < seq <= table.version:
                     out.append(message)
+                continue
+            if "away" in log_entry:  # a bot stands in for an absent human from here on
+                absent = log_entry["away"]
+                away[Seat[log_entry["seat"]]] = Occupant(absent, names.get(absent))
+            elif kind == "reclaim":
+                away[Seat[log_entry["seat"]]] = None
+            if kind in ("timeout", "close") and since < seq <= table.version:
+                closing = GameEvent.TURN_TIMED_OUT if kind == "timeout" else GameEvent.TABLE_CLOSED
+                seat = Seat[log_entry["seat"]] if kind == "timeout" else None
+                out.append(_replayed(table, closing, seat, game.copy(), seq, names, away))
                 continue
             move = entry_move(log_entry)
             if move is None:
@@ -138,8 +195,12 @@ class Streams:
             for offset, step in enumerate(game.apply_steps(move)):
                 version = seq + offset
                 if since < version <= table.version:
-                    event = step.event.kind.value
-                    out.append(_replayed(table, event, step.event.seat, step.state, version, names))
+                    event = GameEvent.of(step.event.kind)
+                    if kind == "reclaim":
+                        event = GameEvent.SEAT_RECLAIMED
+                    out.append(
+                        _replayed(table, event, step.event.seat, step.state, version, names, away)
+                    )
         return out
 
     async def _names(self, players: list[str], table: TableSnapshot) -> dict[str, str]:
@@ -150,7 +211,63 @@ class Streams:
                 names.update(await repo.usernames(session, missing))
         return names
 
-    async def lobby_updates(self, viewer: Viewer) -> AsyncIterator[LobbyEvent]:
+    async def seat_presence(self, viewer: Viewer, table_id: str) -> list[SeatPresence]:
+        """The four seats' presence, for whoever may see the table's game."""
+        table, viewer = await self.tables.get_visible(viewer, table_id)
+        self.check_viewer(viewer, table)
+        assert self.presence is not None
+        return await self.presence.seats(table)
+
+    async def presence_updates(self, viewer: Viewer, table_id: str) -> AsyncIterator[SeatPresence]:
+        """First the four seats' presence, then each change: a player connecting or
+        disconnecting, or a seat changing hands. Ends when the table closes."""
+        table, viewer = await self.tables.get_visible(viewer, table_id)
+        self.check_viewer(viewer, table)
+        assert self.presence is not None
+        channels = (presence_channel(table_id), game_channel(table_id))
+        with await self.broker.subscribe(*channels) as subscription:
+            table = self.tables.visible(viewer, await self.ledger.get(table_id))
+            shown = await self.presence.seats(table)
+            for entry in shown:
+                yield entry
+            while True:
+                message = await subscription.get()
+                if isinstance(message, PresenceMessage):
+                    seat = table.seat_of(message.player_id)
+                    if seat is None or shown[seat].connected is message.connected:
+                        continue
+                    entry = SeatPresence(
+                        seat, message.player_id, message.connected, message.changed_at
+                    )
+                elif message is RESYNC or isinstance(message, GameMessage):
+                    if (
+                        isinstance(message, GameMessage)
+                        and message.table.occupants == table.occupants
+                        and message.table.status is not TableStatus.CLOSED
+                    ):
+                        continue  # a move: nobody came or went
+                    current = await self.ledger.get(table_id)
+                    if current is None:
+                        return
+                    table = current
+                    fresh = await self.presence.seats(table)
+                    changed = [e for e, old in zip(fresh, shown, strict=True) if e != old]
+                    for entry in changed:
+                        if (entry.player_id, entry.connected) != (
+                            shown[entry.seat].player_id,
+                            shown[entry.seat].connected,
+                        ):
+                            yield entry
+                        shown[entry.seat] = entry
+                    if table.status is TableStatus.CLOSED:
+                        return
+                    continue
+                else:
+                    continue
+                shown[entry.seat] = entry
+                yield entry
+
+    async def lobby_updates(self, viewer: Viewer) -> AsyncIterator[LobbyChange]:
         """Lobby changes of tables the subscriber may see: a table appears (TABLE_CREATED)
         when it is created or comes into sight, changes (TABLE_UPDATED), or disappears
         (TABLE_REMOVED) when it finishes, closes or goes out of sight — including when the
@@ -167,12 +284,12 @@ class Streams:
                     viewer = await self.social.viewer(viewer.player)
                     now = {t.id: t for t in await self.tables.lobby(viewer)}
                     for table_id in sorted(now.keys() - visible.keys()):
-                        yield ("TABLE_CREATED", table_id, now[table_id])
+                        yield (LobbyEvent.TABLE_CREATED, table_id, now[table_id])
                     for table_id in sorted(visible.keys() - now.keys()):
-                        yield ("TABLE_REMOVED", table_id, None)
+                        yield (LobbyEvent.TABLE_REMOVED, table_id, None)
                     for table_id in sorted(now.keys() & visible.keys()):
                         if now[table_id].version != visible[table_id]:
-                            yield ("TABLE_UPDATED", table_id, now[table_id])
+                            yield (LobbyEvent.TABLE_UPDATED, table_id, now[table_id])
                     visible = {t.id: t.version for t in now.values()}
                     continue
                 routed = _route(viewer, message, visible)
@@ -188,7 +305,7 @@ class Streams:
                     yield notice
 
 
-def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> LobbyEvent | None:
+def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> LobbyChange | None:
     table = message.table
     now = table.status.open and can_see(table, relation(viewer, table))
     before = visible.get(table.id)
@@ -196,20 +313,22 @@ def _route(viewer: Viewer, message: LobbyMessage, visible: dict[str, int]) -> Lo
         if before is not None and before >= table.version:
             return None  # already seen (a catch-up got there first)
         visible[table.id] = table.version
-        return ("TABLE_UPDATED" if before is not None else "TABLE_CREATED", table.id, table)
+        event = LobbyEvent.TABLE_UPDATED if before is not None else LobbyEvent.TABLE_CREATED
+        return (event, table.id, table)
     if before is not None:
         del visible[table.id]
-        return ("TABLE_REMOVED", table.id, None)
+        return (LobbyEvent.TABLE_REMOVED, table.id, None)
     return None
 
 
 def _replayed(
     table: TableSnapshot,
-    event: str,
+    event: GameEvent,
     seat: Any,
     game: Game,
     version: int,
     names: dict[str, str],
+    away: list[Occupant | None] | None = None,
 ) -> GameMessage:
     occupants = tuple(
         Occupant.bot(s, _bot_level(table, s))
@@ -218,11 +337,17 @@ def _replayed(
         for s in SEATS
     )
     status = TableStatus.FINISHED if game.phase is Phase.GAME_OVER else TableStatus.PLAYING
+    if event is GameEvent.TABLE_CLOSED:
+        status = TableStatus.CLOSED
+    # Only the current version's deadline is known; a replayed older turn shows none.
+    deadline = table.turn_deadline if version == table.version else None
     replayed = table.evolve(
         game=game,
         version=version,
         occupants=occupants,
         status=status,
+        turn_deadline=deadline,
+        away=tuple(away) if away is not None else NO_AWAY,
         rematch_requests=(),
         next_table_id=None,
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
-from app.rules.moves import EventKind, ReplacePlayer
+from app.rules.moves import ReplacePlayer
 from app.rules.seats import SEATS, Seat
 
 from .access import (
@@ -22,8 +22,19 @@ from .access import (
     resolve_join_policy,
 )
 from .codec import move_entry
+from .events import GameEvent, LobbyEvent
 from .ledger import Change, Ledger
-from .model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility, now_ts
+from .model import (
+    DEFAULT_TURN_SECONDS,
+    MAX_TURN_SECONDS,
+    MIN_TURN_SECONDS,
+    JoinPolicy,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+    now_ts,
+)
 from .social import LinkKind, Notice, NoticeKind, SocialService, Viewer
 
 
@@ -36,6 +47,8 @@ class TableOptions:
     visibility: Visibility | None = None
     join_policy: JoinPolicy | None = None
     spectating: bool | None = None
+    turn_seconds: int | None = None
+    replacement_bot: BotLevel | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +71,8 @@ def relation(viewer: Viewer, table: TableSnapshot) -> Relation:
     """How the viewer stands to the table."""
     return Relation(
         is_host=table.host_id == viewer.id,
-        seated=table.seat_of(viewer.id) is not None,
+        # An away player still belongs to the table: they may see it, watch, reclaim.
+        seated=table.seat_of(viewer.id) is not None or table.away_seat(viewer.id) is not None,
         friend_of_host=table.host_id in viewer.friends,
         invited=table.id in viewer.invited and table.status is TableStatus.WAITING,
         join_link=table.id in viewer.join_links,
@@ -125,12 +139,15 @@ class TableService:
         join_policy: JoinPolicy | None,
         spectating: bool,
         seed: int | None = None,
+        turn_seconds: int = DEFAULT_TURN_SECONDS,
+        replacement_bot: BotLevel = DEFAULT_BOT_LEVEL,
         rated: bool = False,
     ) -> TableSnapshot:
         """A new table; the creator is host and sits NORTH. A rated table takes no bots
         before its game starts."""
         if seed is not None and not self.allow_seeded_tables:
             raise RuleError(ErrorCode.FORBIDDEN, "seeded tables are not enabled on this server")
+        check_turn_seconds(turn_seconds, visibility)
         player = host.player
         table = TableSnapshot(
             id=uuid.uuid4().hex,
@@ -146,6 +163,8 @@ class TableService:
             game=None,
             created_at=now_ts(),
             deal_seed=seed,
+            turn_seconds=turn_seconds,
+            replacement_bot=replacement_bot,
             rated=rated,
         )
         await self.ledger.create(table)
@@ -217,10 +236,27 @@ class TableService:
             if seat is None:
                 raise RuleError(ErrorCode.FORBIDDEN, "you do not sit at this table")
             if table.status is TableStatus.WAITING:
-                return _free_seat(table, seat, "SEAT_LEFT")
+                return _free_seat(table, seat, GameEvent.SEAT_LEFT)
             if table.status is TableStatus.PLAYING:
                 return _leave_playing(table, seat)
             raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
+
+        _, after = await self.ledger.change(table_id, decide)
+        return after
+
+    async def reclaim(self, viewer: Viewer, table_id: str) -> TableSnapshot:
+        """The away player of a seat takes it back from the bot standing in (until the
+        game is over); if it is the seat's turn, a fresh clock starts."""
+        await self.get_visible(viewer, table_id)
+
+        def decide(table: TableSnapshot) -> Change:
+            self.visible(viewer, table)
+            seat = table.away_seat(viewer.id)
+            if seat is None:
+                raise RuleError(ErrorCode.FORBIDDEN, "no seat here is held for you")
+            if table.status is not TableStatus.PLAYING or table.game is None:
+                raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
+            return _reclaim(table, seat)
 
         _, after = await self.ledger.change(table_id, decide)
         return after
@@ -247,8 +283,8 @@ class TableService:
             self._require_host(viewer, table, "change the table")
             _require_not_started(table)
             changed = _apply_options(table, options).evolve(version=table.version + 1)
-            change = Change(lobby_event="TABLE_UPDATED")
-            change.add("TABLE_UPDATED", changed)
+            change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
+            change.add(GameEvent.TABLE_UPDATED, changed)
             change.log_entry(changed.version, 1, {"type": "options"})
             return change
 
@@ -271,8 +307,8 @@ class TableService:
                 host_name=occupant.username or "?",
                 version=table.version + 1,
             )
-            change = Change(lobby_event="TABLE_UPDATED")
-            change.add("HOST_CHANGED", moved, seat)
+            change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
+            change.add(GameEvent.HOST_CHANGED, moved, seat)
             change.log_entry(moved.version, 1, {"type": "host", "player": occupant.player_id})
             return change
 
@@ -294,7 +330,7 @@ class TableService:
                 raise RuleError(
                     ErrorCode.BAD_USER_INPUT, "leave the table instead of kicking yourself"
                 )
-            change = _free_seat(table, seat, "PLAYER_KICKED")
+            change = _free_seat(table, seat, GameEvent.PLAYER_KICKED)
             change.effects.append(
                 lambda session: self.social.drop_invitation(session, table_id, player_id)
             )
@@ -353,7 +389,32 @@ def _apply_options(table: TableSnapshot, options: TableOptions) -> TableSnapshot
     elif options.name is not None:
         name = clean_name(options.name)
     spectating = table.spectating if options.spectating is None else options.spectating
-    return table.evolve(name=name, visibility=visibility, join_policy=policy, spectating=spectating)
+    seconds = table.turn_seconds if options.turn_seconds is None else options.turn_seconds
+    check_turn_seconds(seconds, visibility)
+    return table.evolve(
+        name=name,
+        visibility=visibility,
+        join_policy=policy,
+        spectating=spectating,
+        turn_seconds=seconds,
+        replacement_bot=options.replacement_bot or table.replacement_bot,
+    )
+
+
+def check_turn_seconds(seconds: int, visibility: Visibility) -> None:
+    """RULES.md: 5..300 seconds per turn, or 0 (untimed) on FRIENDS_ONLY and PRIVATE
+    tables; BAD_USER_INPUT otherwise."""
+    if seconds == 0:
+        if visibility is Visibility.PUBLIC:
+            raise RuleError(
+                ErrorCode.BAD_USER_INPUT, "a PUBLIC table needs a turn clock (turnSeconds 5..300)"
+            )
+        return
+    if not MIN_TURN_SECONDS <= seconds <= MAX_TURN_SECONDS:
+        raise RuleError(
+            ErrorCode.BAD_USER_INPUT,
+            f"turnSeconds must be {MIN_TURN_SECONDS}..{MAX_TURN_SECONDS}, or 0 for untimed",
+        )
 
 
 def _sit(table: TableSnapshot, seat: Seat, occupant: Occupant) -> Change:
@@ -361,9 +422,9 @@ def _sit(table: TableSnapshot, seat: Seat, occupant: Occupant) -> Change:
         raise RuleError(ErrorCode.SEAT_TAKEN, f"{seat.name} is taken")
     occupants = list(table.occupants)
     occupants[seat] = occupant
-    change = Change(lobby_event="TABLE_UPDATED")
+    change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
     seated = table.evolve(occupants=tuple(occupants), version=table.version + 1)
-    change.add("SEAT_TAKEN", seated, seat)
+    change.add(GameEvent.SEAT_TAKEN, seated, seat)
     change.log_entry(
         seated.version, 1, {"type": "sit", "seat": seat.name, "player": occupant.player_id}
     )
@@ -371,7 +432,7 @@ def _sit(table: TableSnapshot, seat: Seat, occupant: Occupant) -> Change:
         players = [o.player_id for o in seated.occupants if o is not None]
         game, _event = Game.start(players, seed=table.deal_seed)
         started = seated.evolve(game=game, status=TableStatus.PLAYING, version=seated.version + 1)
-        change.add(EventKind.GAME_STARTED.value, started, game.hand.dealer)
+        change.add(GameEvent.GAME_STARTED, started, game.hand.dealer)
         change.log_entry(started.version, 1, start_entry(game))
     return change
 
@@ -394,49 +455,92 @@ def _host_after_leaving(table: TableSnapshot, seat: Seat) -> tuple[str, str] | N
     return (heir.player_id, heir.username or "?") if heir is not None else None
 
 
-def _free_seat(table: TableSnapshot, seat: Seat, event: str) -> Change:
+def _free_seat(table: TableSnapshot, seat: Seat, event: GameEvent) -> Change:
     occupants = list(table.occupants)
     occupants[seat] = None
     host = _host_after_leaving(table, seat)
     humans_left = any(o is not None and not o.is_bot for o in occupants)
-    closed = host is None or not humans_left
     host_id, host_name = host if host is not None else (table.host_id, table.host_name)
     left = table.evolve(
         occupants=tuple(occupants),
         version=table.version + 1,
         host_id=host_id,
         host_name=host_name,
-        status=TableStatus.CLOSED if closed else table.status,
     )
-    change = Change(lobby_event="TABLE_REMOVED" if closed else "TABLE_UPDATED")
+    change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
     change.add(event, left, seat)
     change.log_entry(left.version, 1, {"type": "leave", "seat": seat.name})
+    if host is None or not humans_left:
+        close_table(left, change)
     return change
 
 
 def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
+    """A bot takes the seat of a player who left (who, unlike an away player, cannot
+    come back); without any human left to come back, the table then closes."""
     assert table.game is not None
     game = table.game.copy()
     move = ReplacePlayer(seat, seat.bot_id)
     steps = game.apply_steps(move)
     occupants = list(table.occupants)
-    occupants[seat] = Occupant.bot(seat)
+    occupants[seat] = Occupant.bot(seat, table.replacement_bot)
     host = _host_after_leaving(table, seat)
     host_id, host_name = host if host is not None else (table.host_id, table.host_name)
-    humans_left = any(o is not None and not o.is_bot for o in occupants)
-    # Nobody human is left to play with: the game is abandoned rather than run by bots alone.
-    status = TableStatus.PLAYING if humans_left else TableStatus.CLOSED
+    timeouts = list(table.timeouts)
+    timeouts[seat] = 0
     replaced = table.evolve(
         occupants=tuple(occupants),
         game=steps[-1].state,
         version=table.version + 1,
         host_id=host_id,
         host_name=host_name,
-        status=status,
+        timeouts=tuple(timeouts),
+        timed_out=None,
     )
-    change = Change(
-        lobby_event="TABLE_REMOVED" if status is TableStatus.CLOSED else "TABLE_UPDATED"
-    )
-    change.add(EventKind.PLAYER_REPLACED.value, replaced, seat)
+    change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
+    change.add(GameEvent.PLAYER_REPLACED, replaced, seat)
     change.log_entry(replaced.version, 1, move_entry(move))
+    humans = any(o is not None and not o.is_bot for o in occupants)
+    if not humans and all(a is None for a in replaced.away):
+        # Nobody could come back: the game is abandoned rather than run by bots alone.
+        close_table(replaced, change)
     return change
+
+
+def _reclaim(table: TableSnapshot, seat: Seat) -> Change:
+    away = table.away[seat]
+    assert table.game is not None and away is not None
+    game = table.game.copy()
+    move = ReplacePlayer(seat, away.player_id)
+    steps = game.apply_steps(move)
+    occupants = list(table.occupants)
+    occupants[seat] = away
+    still_away = list(table.away)
+    still_away[seat] = None
+    timeouts = list(table.timeouts)
+    timeouts[seat] = 0
+    back = table.evolve(
+        occupants=tuple(occupants),
+        away=tuple(still_away),
+        timeouts=tuple(timeouts),
+        game=steps[-1].state,
+        version=table.version + 1,
+    )
+    change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
+    change.add(GameEvent.SEAT_RECLAIMED, back, seat)
+    change.log_entry(
+        back.version, 1, {"type": "reclaim", "seat": seat.name, "player": away.player_id}
+    )
+    return change
+
+
+def close_table(table: TableSnapshot, change: Change) -> TableSnapshot:
+    """Close `table`: TABLE_CLOSED, its last change (one more step of `change`); the
+    table leaves the lobby, its streams end and every move is refused."""
+    closed = table.evolve(
+        version=table.version + 1, status=TableStatus.CLOSED, turn_deadline=None, timed_out=None
+    )
+    change.add(GameEvent.TABLE_CLOSED, closed)
+    change.log_entry(closed.version, 1, {"type": "close"})
+    change.lobby_event = LobbyEvent.TABLE_REMOVED
+    return closed

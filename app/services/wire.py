@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.rules.levels import BotLevel
+from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import Seat
 from app.rules.serialize import (
     finished_from_json,
@@ -21,7 +21,10 @@ from app.rules.serialize import (
 
 from .auth import Player, TokenRevoked
 from .chat.model import ChatMessage, chat_from_data, chat_to_data
+from .events import GameEvent, LobbyEvent
+from .live.presence import PresenceMessage
 from .model import (
+    DEFAULT_TURN_SECONDS,
     GameMessage,
     JoinPolicy,
     LobbyMessage,
@@ -30,9 +33,10 @@ from .model import (
     TableStatus,
     Visibility,
 )
+from .play.live import live_data, live_from_data
 from .social import FriendRequest, Invitation, Notice, NoticeKind
 
-Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage
+Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage | PresenceMessage
 
 
 def encode(message: Message) -> bytes:
@@ -51,6 +55,11 @@ def encode(message: Message) -> bytes:
         body = {"k": "revoked", "hash": message.token_hash}
     elif isinstance(message, ChatMessage):
         body = {"k": "chat", **chat_to_data(message)}
+    elif isinstance(message, PresenceMessage):
+        body = {
+            "k": "presence",
+            "p": [message.table_id, message.player_id, message.connected, message.changed_at],
+        }
     else:
         body = {"k": "notice", **_notice(message)}
     return json.dumps(body, separators=(",", ":")).encode()
@@ -62,15 +71,18 @@ def decode(data: bytes | str) -> Message:
     kind = body["k"]
     if kind == "game":
         seat = Seat[body["seat"]] if body["seat"] is not None else None
-        message = GameMessage(body["event"], seat, _untable(body["table"]))
+        message = GameMessage(GameEvent(body["event"]), seat, _untable(body["table"]))
         message.committed_at = body.get("at") or 0.0
         return message
     if kind == "lobby":
-        return LobbyMessage(body["event"], _untable(body["table"]))
+        return LobbyMessage(LobbyEvent(body["event"]), _untable(body["table"]))
     if kind == "revoked":
         return TokenRevoked(body["hash"])
     if kind == "chat":
         return chat_from_data(body)
+    if kind == "presence":
+        table_id, player_id, connected, changed_at = body["p"]
+        return PresenceMessage(table_id, player_id, connected, changed_at)
     return _unnotice(body)
 
 
@@ -109,6 +121,8 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         ),
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
+        "clock": [t.turn_seconds, t.replacement_bot.value, t.turn_deadline],
+        "live": live_data(t),
         "rated": t.rated,
         "finishedAt": t.finished_at,
         "rematch": [s.name for s in t.rematch_requests],
@@ -133,6 +147,9 @@ def _unoccupant(data: list[str] | None) -> Occupant | None:
 
 
 def _untable(d: dict[str, Any]) -> TableSnapshot:
+    # A process of the previous release sends no live-table fields: their defaults.
+    clock = d.get("clock") or [DEFAULT_TURN_SECONDS, DEFAULT_BOT_LEVEL.value, None]
+    live = live_from_data(d.get("live"))
     return TableSnapshot(
         id=d["id"],
         name=d["name"],
@@ -153,6 +170,12 @@ def _untable(d: dict[str, Any]) -> TableSnapshot:
         ),
         created_at=d["createdAt"],
         deal_seed=int(d["seed"]) if d["seed"] is not None else None,
+        turn_seconds=clock[0],
+        replacement_bot=BotLevel(clock[1]),
+        turn_deadline=clock[2],
+        away=live.away,
+        timeouts=live.timeouts,
+        timed_out=live.timed_out,
         rated=bool(d.get("rated", False)),
         finished_at=d.get("finishedAt"),
         rematch_requests=tuple(Seat[s] for s in d.get("rematch", ())),

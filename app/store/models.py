@@ -62,6 +62,13 @@ class TableRow(SQLModel, table=True):
     seed: str | None = Field(default=None, max_length=100)  # explicit deal seed, if any
     rated: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     game_state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    # Live tables: the turn clock (0: untimed), the level of a replacing bot, the instant
+    # the seat on turn is played for (indexed: each process asks for the due ones), and
+    # the away players / consecutive timeouts as JSON.
+    turn_seconds: int = 30
+    replacement_bot: str = Field(default="BASIC", max_length=16)
+    turn_deadline: float | None = Field(default=None, index=True)
+    live_state: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: float = Field(default_factory=now)
     updated_at: float = Field(default_factory=now)
     # Rematch: when the game ended, the seats that asked (comma-separated names), the

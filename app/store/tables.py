@@ -141,19 +141,26 @@ async def moves_of(session: AsyncSession, table_id: str) -> list[MoveRow]:
     return list(result.all())
 
 
-async def stalled_bot_tables(
-    session: AsyncSession, unchanged_since: float
-) -> list[tuple[str, int]]:
-    """(id, version) of playing tables with a bot seat that have not changed since
-    `unchanged_since` (epoch seconds)."""
+async def due_deadlines(
+    session: AsyncSession, before: float, limit: int = 500
+) -> list[tuple[str, float]]:
+    """(id, turn deadline) of the tables whose turn deadline is at or before `before`
+    (epoch seconds), earliest first; served by the index on `turn_deadline` alone (only a
+    game in play has a deadline; a condition on the status would pick its index)."""
     result = await session.exec(
-        select(TableRow.id, TableRow.version)
-        .join(SeatRow, col(SeatRow.table_id) == col(TableRow.id))
-        .where(
-            TableRow.status == "PLAYING",
-            col(TableRow.updated_at) < unchanged_since,
-            col(SeatRow.player_id).startswith("bot:"),
-        )
-        .distinct()
+        select(TableRow.id, TableRow.turn_deadline)
+        .where(col(TableRow.turn_deadline) <= before)
+        .order_by(col(TableRow.turn_deadline))
+        .limit(limit)
     )
-    return [(table_id, version) for table_id, version in result.all()]
+    return [(table_id, deadline) for table_id, deadline in result.all() if deadline is not None]
+
+
+async def idle_waiting_tables(session: AsyncSession, unchanged_since: float) -> list[str]:
+    """Ids of WAITING tables that have not changed since `unchanged_since` (epoch)."""
+    result = await session.exec(
+        select(TableRow.id).where(
+            TableRow.status == "WAITING", col(TableRow.updated_at) < unchanged_since
+        )
+    )
+    return list(result.all())

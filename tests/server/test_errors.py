@@ -230,6 +230,9 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         "mutation($t: ID!, $p: ID!) { kickPlayer(tableId: $t, playerId: $p) { id } }",
         {"t": TID, "p": TID},
     ),
+    "serverTime": ("{ serverTime }", {}),
+    "presence": ("query($t: ID!) { presence(tableId: $t) { seat } }", {"t": TID}),
+    "reclaimSeat": ("mutation($t: ID!) { reclaimSeat(tableId: $t) { id } }", {"t": TID}),
     "chat": (
         "query($t: ID!) { chat(tableId: $t, channel: PLAYERS) { id } }",
         {"t": TID},
@@ -247,6 +250,10 @@ WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "chatMessages": ("subscription($t: ID!) { chatMessages(tableId: $t) { id } }", {"t": TID}),
     "lobbyUpdates": ("subscription { lobbyUpdates { event tableId } }", {}),
     "notifications": ("subscription { notifications { event } }", {}),
+    "presenceUpdates": (
+        "subscription($t: ID!) { presenceUpdates(tableId: $t) { seat } }",
+        {"t": TID},
+    ),
 }
 BAD_TOKENS = {
     "no token": None,

@@ -22,6 +22,9 @@ TEST_ENV = {
     "SPADES_LOG_LEVEL": "warning",
     # Most tests sign many players up from one IP; the rate-limit tests turn limits on.
     "SPADES_RATE_LIMITS": "0",
+    # Turns last hours: a test's game stands still while it looks. Tests about turn clocks
+    # set their own scale (test_turn_clocks, test_real_clock, test_live_processes).
+    "SPADES_TURN_CLOCK_SCALE": "1000",
 }
 
 

@@ -74,6 +74,12 @@ def may_read(table: TableSnapshot, seated: bool, channel: ChatChannel) -> bool:
     return channel is ChatChannel.PLAYERS or not seated or game_over(table)
 
 
+def plays_at(table: TableSnapshot, player_id: str) -> bool:
+    """Whether the player counts as seated for chat: in a seat, or away from one that a bot
+    holds for them (they may reclaim it, so spectators' talk must not reach them either)."""
+    return table.seat_of(player_id) is not None or table.away_seat(player_id) is not None
+
+
 def may_write(seated: bool, channel: ChatChannel) -> bool:
     """Seated players write PLAYERS, spectators write SPECTATORS."""
     return seated is (channel is ChatChannel.PLAYERS)
@@ -113,7 +119,7 @@ class ChatService:
         """Post a message; it counts against the sender's limit only once accepted."""
         table, viewer = await self.tables.get_visible(viewer, table_id)
         table = self._require_reader(viewer, table)
-        seated = table.seat_of(viewer.id) is not None
+        seated = plays_at(table, viewer.id)
         if not may_write(seated, channel):
             who = "seated players" if channel is ChatChannel.PLAYERS else "spectators"
             raise RuleError(ErrorCode.FORBIDDEN, f"only {who} write to the {channel} channel")
@@ -147,7 +153,7 @@ class ChatService:
         table = self._require_reader(viewer, table)
         if not isinstance(last, int) or not 1 <= last <= MAX_LAST:
             raise RuleError(ErrorCode.BAD_USER_INPUT, f"last is 1..{MAX_LAST}")
-        if not may_read(table, table.seat_of(viewer.id) is not None, channel):
+        if not may_read(table, plays_at(table, viewer.id), channel):
             return []
         stored = await self._stored(table.id, (channel,))
         readable = [m for m in stored if m.sender.id not in viewer.blocks]
@@ -186,7 +192,7 @@ class ChatService:
                 else:
                     continue
                 table = self._require_reader(viewer, await self._current(table))
-                seated = table.seat_of(viewer.id) is not None
+                seated = plays_at(table, viewer.id)
                 for message in sorted(pending, key=lambda m: m.sent_at):
                     seen.append(message.id)
                     last_at = max(last_at, message.sent_at)

@@ -24,14 +24,16 @@ from app.store import tables as repo
 from app.store.models import LinkGrantRow, TableLinkRow
 
 from ..codec import LogEntry
-from ..games import BotDriver, bot_to_move
+from ..events import GameEvent
+from ..games import BotDriver
 from ..ledger import Change, Ledger, insert_table
-from ..model import GameMessage, TableSnapshot, TableStatus, now_ts
+from ..model import NO_AWAY, NO_TIMEOUTS, GameMessage, TableSnapshot, TableStatus, now_ts
 from ..social import SocialService, Viewer
 from ..tables import TableService, start_entry
+from .clock import clocked
 
-REMATCH_REQUESTED = "REMATCH_REQUESTED"
-REMATCH_STARTED = "REMATCH_STARTED"
+REMATCH_REQUESTED = GameEvent.REMATCH_REQUESTED
+REMATCH_STARTED = GameEvent.REMATCH_STARTED
 REMATCH_WINDOW_SECONDS = 300
 
 
@@ -69,6 +71,12 @@ def rematch_of(table: TableSnapshot, now: float) -> TableSnapshot:
         rematch_requests=(),
         rematch_of=table.id,
         next_table_id=None,
+        # A new game: nobody is away, no clock has run out yet (the first turn's clock
+        # is set when the table is stored).
+        away=NO_AWAY,
+        timeouts=NO_TIMEOUTS,
+        timed_out=None,
+        turn_deadline=None,
         # Rated again only with four humans (a rated game starts without bots).
         rated=table.rated and all(o is not None and not o.is_bot for o in table.occupants),
     )
@@ -181,6 +189,7 @@ class RematchService:
             holders.clear()
             change, new = decide_rematch(table, viewer.id, now, self.window)
             if new is not None:
+                new = clocked(new, now, self.ledger.clock_scale)
                 opened.append(new)
                 old_id = table.id
                 change.effects.append(
@@ -194,8 +203,7 @@ class RematchService:
             await self.ledger.announce(new)
             # Link holders now see the new table: their live lobbies re-route.
             await self.social.notify_social_change(holders)
-            if bot_to_move(new) is not None:
-                self.bots.kick(new.id)
+            self.ledger.opened(new)  # its reactions: bots to wake, its clock to arm
             return new
         if after.next_table_id is not None:
             return await self.ledger.get(after.next_table_id) or after

@@ -33,11 +33,39 @@ export type CreateTableInput = {
   name?: string | null | undefined;
   /** four humans, no bots before the start; changes ratings */
   rated?: boolean | null | undefined;
+  /** the level of a bot that takes an absent or leaving human's seat */
+  replacementBot?: BotLevel | null | undefined;
   /** a fixed deal seed; only on servers started with SPADES_ALLOW_SEEDED_TABLES */
   seed?: number | null | undefined;
   spectating?: boolean | null | undefined;
+  /** seconds a human has for each turn: 5..300, or 0 (untimed: only FRIENDS_ONLY and PRIVATE tables) */
+  turnSeconds?: number | null | undefined;
   visibility?: Visibility | null | undefined;
 };
+
+/** what changed at a table */
+export type GameEvent =
+  | 'BID_PLACED'
+  | 'CARDS_PASSED'
+  | 'CARD_PLAYED'
+  | 'GAME_OVER'
+  | 'GAME_STARTED'
+  | 'HAND_DEALT'
+  | 'HAND_REVEALED'
+  | 'HAND_SCORED'
+  | 'HOST_CHANGED'
+  | 'PLAYER_KICKED'
+  | 'PLAYER_REPLACED'
+  | 'REMATCH_REQUESTED'
+  | 'REMATCH_STARTED'
+  | 'SEAT_LEFT'
+  | 'SEAT_RECLAIMED'
+  | 'SEAT_TAKEN'
+  | 'SNAPSHOT'
+  | 'TABLE_CLOSED'
+  | 'TABLE_UPDATED'
+  | 'TRICK_WON'
+  | 'TURN_TIMED_OUT';
 
 export type GamePhase =
   | 'BIDDING'
@@ -51,12 +79,27 @@ export type JoinPolicy =
   | 'INVITE_ONLY'
   | 'OPEN';
 
+/** what changed in the lobby */
+export type LobbyEvent =
+  | 'TABLE_CREATED'
+  | 'TABLE_REMOVED'
+  | 'TABLE_UPDATED';
+
 export type LobbyFilter = {
   /** case-insensitive part of the table name */
   nameContains?: string | null | undefined;
   /** only tables still waiting with a free seat */
   openSeatsOnly?: boolean | null | undefined;
 };
+
+export type NotificationEvent =
+  | 'FRIEND_ACCEPTED'
+  | 'FRIEND_DECLINED'
+  | 'FRIEND_REMOVED'
+  | 'FRIEND_REQUEST'
+  | 'INVITATION'
+  | 'INVITATION_DECLINED'
+  | 'KICKED';
 
 export type Rank =
   | 'ACE'
@@ -85,6 +128,13 @@ export type Suit =
   | 'HEARTS'
   | 'SPADES';
 
+/** CLOSED: closed unfinished */
+export type TableStatus =
+  | 'CLOSED'
+  | 'FINISHED'
+  | 'PLAYING'
+  | 'WAITING';
+
 export type Team =
   | 'EAST_WEST'
   | 'NORTH_SOUTH';
@@ -92,7 +142,10 @@ export type Team =
 export type UpdateTableInput = {
   joinPolicy?: JoinPolicy | null | undefined;
   name?: string | null | undefined;
+  replacementBot?: BotLevel | null | undefined;
   spectating?: boolean | null | undefined;
+  /** 5..300, or 0 (untimed) unless PUBLIC */
+  turnSeconds?: number | null | undefined;
   visibility?: Visibility | null | undefined;
 };
 
@@ -109,9 +162,9 @@ export type SeatFieldsFragment = { seat: Seat, playerId: string | null, username
 
 export type GameFieldsFragment = { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> };
 
-export type TableSummaryFragment = { id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> };
+export type TableSummaryFragment = { id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> };
 
-export type TableFieldsFragment = { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> };
+export type TableFieldsFragment = { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> };
 
 export type MeQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -144,12 +197,12 @@ export type LobbyQueryVariables = Exact<{
 }>;
 
 
-export type LobbyQuery = { lobby: Array<{ id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> }> };
+export type LobbyQuery = { lobby: Array<{ id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> }> };
 
 export type LobbyUpdatesSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type LobbyUpdatesSubscription = { lobbyUpdates: { event: string, tableId: string, table: { id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } | null } };
+export type LobbyUpdatesSubscription = { lobbyUpdates: { event: LobbyEvent, tableId: string, table: { id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } | null } };
 
 export type TableQueryVariables = Exact<{
   id: string | number;
@@ -157,7 +210,7 @@ export type TableQueryVariables = Exact<{
 }>;
 
 
-export type TableQuery = { table: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } | null };
+export type TableQuery = { table: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } | null };
 
 export type GameUpdatesSubscriptionVariables = Exact<{
   tableId: string | number;
@@ -165,14 +218,14 @@ export type GameUpdatesSubscriptionVariables = Exact<{
 }>;
 
 
-export type GameUpdatesSubscription = { gameUpdates: { event: string, seat: Seat | null, view: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> } } };
+export type GameUpdatesSubscription = { gameUpdates: { event: GameEvent, seat: Seat | null, view: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> } } };
 
 export type CreateTableMutationVariables = Exact<{
   input: CreateTableInput;
 }>;
 
 
-export type CreateTableMutation = { createTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type CreateTableMutation = { createTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type UpdateTableMutationVariables = Exact<{
   tableId: string | number;
@@ -180,7 +233,7 @@ export type UpdateTableMutationVariables = Exact<{
 }>;
 
 
-export type UpdateTableMutation = { updateTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type UpdateTableMutation = { updateTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type JoinTableMutationVariables = Exact<{
   tableId: string | number;
@@ -189,7 +242,7 @@ export type JoinTableMutationVariables = Exact<{
 }>;
 
 
-export type JoinTableMutation = { joinTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type JoinTableMutation = { joinTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type WatchTableMutationVariables = Exact<{
   tableId: string | number;
@@ -197,7 +250,7 @@ export type WatchTableMutationVariables = Exact<{
 }>;
 
 
-export type WatchTableMutation = { watchTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type WatchTableMutation = { watchTable: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type AddBotMutationVariables = Exact<{
   tableId: string | number;
@@ -206,7 +259,7 @@ export type AddBotMutationVariables = Exact<{
 }>;
 
 
-export type AddBotMutation = { addBot: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type AddBotMutation = { addBot: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type LeaveTableMutationVariables = Exact<{
   tableId: string | number;
@@ -221,7 +274,7 @@ export type KickPlayerMutationVariables = Exact<{
 }>;
 
 
-export type KickPlayerMutation = { kickPlayer: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type KickPlayerMutation = { kickPlayer: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type TransferHostMutationVariables = Exact<{
   tableId: string | number;
@@ -229,7 +282,7 @@ export type TransferHostMutationVariables = Exact<{
 }>;
 
 
-export type TransferHostMutation = { transferHost: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
+export type TransferHostMutation = { transferHost: { rematchOf: string | null, id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, game: { tableId: string, phase: GamePhase, handNumber: number, dealer: Seat | null, turn: Seat | null, viewerSeat: Seat | null, handWithheld: boolean, blindNilEligible: boolean, spadesBroken: boolean, winner: Team | null, version: number, nextTableId: string | null, rematchRequests: Array<Seat>, hand: Array<{ suit: Suit, rank: Rank }> | null, legalPlays: Array<{ suit: Suit, rank: Rank }>, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null, tricksWon: number, cardCount: number, bid: { kind: BidKind, tricks: number | null } | null }>, teams: Array<{ team: Team, score: number, bags: number, target: number | null }>, currentTrick: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }>, lastTrick: { winner: Seat, plays: Array<{ seat: Seat, card: { suit: Suit, rank: Rank } }> } | null, history: Array<{ handNumber: number, team: Team, target: number | null, tricks: number, points: number, bags: number, bagPenalty: number, scoreAfter: number, bagsAfter: number }> }, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } };
 
 export type CreateJoinLinkMutationVariables = Exact<{
   tableId: string | number;
@@ -291,7 +344,7 @@ export type PlayCardMutation = { playCard: { tableId: string, phase: GamePhase, 
 export type SocialQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type SocialQuery = { friends: Array<{ id: string, username: string }>, friendRequests: Array<{ id: string, from: { id: string, username: string }, to: { id: string, username: string } }>, invitations: Array<{ id: string, from: { id: string, username: string }, table: { id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: string, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } }> };
+export type SocialQuery = { friends: Array<{ id: string, username: string }>, friendRequests: Array<{ id: string, from: { id: string, username: string }, to: { id: string, username: string } }>, invitations: Array<{ id: string, from: { id: string, username: string }, table: { id: string, name: string | null, visibility: Visibility, joinPolicy: JoinPolicy, spectating: boolean, status: TableStatus, openSeats: number, rated: boolean, host: { id: string, username: string }, seats: Array<{ seat: Seat, playerId: string | null, username: string | null, isBot: boolean, botLevel: BotLevel | null }> } }> };
 
 export type SendFriendRequestMutationVariables = Exact<{
   username: string;
@@ -339,7 +392,7 @@ export type DeclineInvitationMutation = { declineInvitation: boolean };
 export type NotificationsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type NotificationsSubscription = { notifications: { event: string, tableId: string | null, player: { id: string, username: string } | null, friendRequest: { id: string } | null, invitation: { id: string } | null } };
+export type NotificationsSubscription = { notifications: { event: NotificationEvent, tableId: string | null, player: { id: string, username: string } | null, friendRequest: { id: string } | null, invitation: { id: string } | null } };
 
 export type RequestRematchMutationVariables = Exact<{
   tableId: string | number;
