@@ -28,8 +28,20 @@ def test_the_host_chooses_each_bots_level_and_every_seat_shows_it(
     browser: Any, web_server: LiveServer
 ) -> None:
     host = pages.sign_up(browser, web_server, "botboss")
-    pages.create_table(host, "Levels")
     page = host.page
+    # Advanced: the level of a bot that would take an absent player's seat mid-game.
+    page.locator("summary", has_text="Advanced").click()
+    page.get_by_label("Level of a bot that takes an absent player's seat").select_option("EXPERT")
+    table_id = pages.create_table(host, "Levels")
+    token = host.token()
+
+    async def replacement() -> str:
+        found = await Api(web_server, token=token).call(
+            "query($t: ID!) { table(id: $t) { replacementBot } }", t=table_id
+        )
+        return str(found["table"]["replacementBot"])
+
+    assert in_thread(replacement) == "EXPERT"
     level = page.get_by_label("Level of the bots you add")
     for seat, choice in (("EAST", "EXPERT"), ("SOUTH", "STANDARD")):
         level.select_option(choice)

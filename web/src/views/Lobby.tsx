@@ -1,11 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import { mutate, query } from "../api";
-import { botName, seatName } from "../cards";
+import { BOT_LEVELS, botLevelName, botName, seatName } from "../cards";
 import {
   CreateTableDocument,
   DeclineInvitationDocument,
   JoinTableDocument,
   SocialDocument,
+  type BotLevel,
   type JoinPolicy,
   type PlayerFieldsFragment,
   type Seat,
@@ -34,6 +35,7 @@ function CreateTable() {
   const [spectating, setSpectating] = useState(true);
   const [seed, setSeed] = useState("");
   const [rated, setRated] = useState(false);
+  const [replacementBot, setReplacementBot] = useState<BotLevel>("BASIC");
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (event: Event): Promise<void> => {
@@ -48,6 +50,7 @@ function CreateTable() {
         spectating,
         seed: seed.trim() === "" ? null : Number(seed),
         rated,
+        replacementBot,
       },
     });
     if (result.data) navigate(tablePath(result.data.createTable.id));
@@ -91,6 +94,13 @@ function CreateTable() {
       <p id="rated-hint" class="muted small">A rated game is for four people (no bots) and changes their ratings.</p>
       <details>
         <summary>Advanced</summary>
+        <label>
+          Level of a bot that takes an absent player's seat
+          <select name="replacementBot" value={replacementBot}
+            onChange={(e) => setReplacementBot(e.currentTarget.value as BotLevel)}>
+            {BOT_LEVELS.map((level) => <option key={level} value={level}>{botLevelName(level)}</option>)}
+          </select>
+        </label>
         <label>
           Deal seed <span class="muted">(only on servers that allow seeded tables)</span>
           <input name="seed" inputMode="numeric" pattern="-?[0-9]*" value={seed}
