@@ -8,8 +8,10 @@ import itertools
 import json
 import subprocess
 import time
-from collections.abc import AsyncIterator
-from contextlib import aclosing, asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing, asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import asyncpg  # type: ignore[import-untyped]
@@ -20,7 +22,7 @@ from gql.transport.websockets import WebsocketsTransport
 
 from tests.support.client import GAME_FIELDS, Api, ApiError
 from tests.support.server import LiveServer
-from tests.support.services import POSTGRES_ADMIN_URL
+from tests.support.services import POSTGRES_ADMIN_URL, postgres_database, redis_url
 
 GAME_UPDATES = (
     "subscription($t: ID!, $s: Int) { gameUpdates(tableId: $t, since: $s) "
@@ -56,6 +58,34 @@ _RANK_ORDER = {
 }
 
 Move = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class Cluster:
+    """Two server processes sharing one database and one Redis."""
+
+    a: LiveServer
+    b: LiveServer
+    database_url: str
+
+
+@contextmanager
+def two_processes(folder: Path, env: dict[str, str] | None = None) -> Iterator[Cluster]:
+    """Processes A and B on a fresh PostgreSQL database and the shared Redis (with `env`
+    added to their environment); both stopped afterwards."""
+    settings = {"SPADES_BROKER_URL": redis_url(), **(env or {})}
+    with postgres_database() as url:
+        a = LiveServer(folder / "a.db", env=settings, database_url=url)
+        b = LiveServer(folder / "b.db", env=settings, database_url=url)
+        a.start()
+        try:
+            b.start()
+            try:
+                yield Cluster(a, b, url)
+            finally:
+                b.stop()
+        finally:
+            a.stop()
 
 
 class FastApi(Api):

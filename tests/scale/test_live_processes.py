@@ -9,42 +9,29 @@ import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.support.live import game_updates, presence_updates
 from tests.support.server import LiveServer
-from tests.support.services import postgres_database, redis_url
 
-from .harness import FastApi, assert_log_complete, logged_moves, move_log, on
-
-
-@dataclass
-class Pair:
-    a: LiveServer
-    b: LiveServer
-    database_url: str
+from .harness import (
+    Cluster,
+    FastApi,
+    assert_log_complete,
+    logged_moves,
+    move_log,
+    on,
+    two_processes,
+)
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> Iterator[Pair]:
-    """Processes A and B of their own (a test may kill one)."""
-    broker = redis_url()
-    with postgres_database() as url:
-        env = {"SPADES_BROKER_URL": broker, "SPADES_TURN_CLOCK_SCALE": "1"}
-        a = LiveServer(tmp_path / "a.db", env=env, database_url=url)
-        b = LiveServer(tmp_path / "b.db", env=env, database_url=url)
-        a.start()
-        try:
-            b.start()
-            try:
-                yield Pair(a, b, url)
-            finally:
-                b.stop()
-        finally:
-            a.stop()
+def pair(tmp_path: Path) -> Iterator[Cluster]:
+    """Processes A and B of their own (a test may kill one), on the real turn clock."""
+    with two_processes(tmp_path, {"SPADES_TURN_CLOCK_SCALE": "1"}) as both:
+        yield both
 
 
 async def human_and_bots(server: LiveServer, seconds: int = 5) -> tuple[FastApi, str]:
@@ -54,7 +41,7 @@ async def human_and_bots(server: LiveServer, seconds: int = 5) -> tuple[FastApi,
     return host, table_id
 
 
-async def test_two_processes_one_deadline_one_timeout_one_move(pair: Pair) -> None:
+async def test_two_processes_one_deadline_one_timeout_one_move(pair: Cluster) -> None:
     host, table_id = await human_and_bots(pair.a)
     async with AsyncExitStack() as stack:
         on_a = await stack.enter_async_context(game_updates(host, table_id))
@@ -81,7 +68,7 @@ async def test_two_processes_one_deadline_one_timeout_one_move(pair: Pair) -> No
     assert_log_complete(rows, version)
 
 
-async def test_a_deadline_fires_after_the_process_that_armed_it_is_killed(pair: Pair) -> None:
+async def test_a_deadline_fires_after_the_process_that_armed_it_is_killed(pair: Cluster) -> None:
     host, table_id = await human_and_bots(pair.a)
     async with game_updates(on(host, pair.b), table_id) as on_b:
         await on_b.next()
@@ -96,7 +83,7 @@ async def test_a_deadline_fires_after_the_process_that_armed_it_is_killed(pair: 
         assert (bid["event"], bid["seat"]) == ("BID_PLACED", "NORTH")
 
 
-async def test_a_killed_processs_players_are_shown_disconnected_within_30_s(pair: Pair) -> None:
+async def test_a_killed_processs_players_are_shown_disconnected_within_30_s(pair: Cluster) -> None:
     host = await FastApi(pair.b).sign_up()
     guest = await FastApi(pair.a).sign_up()
     table_id = str((await host.create_table(turnSeconds=300))["id"])

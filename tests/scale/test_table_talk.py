@@ -12,8 +12,6 @@ from contextlib import AsyncExitStack
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
-from tests.support.server import LiveServer
-from tests.support.services import postgres_database, redis_url
 from tests.support.table_talk import (
     chat,
     chat_refusal,
@@ -25,36 +23,23 @@ from tests.support.table_talk import (
     table,
 )
 
-from .harness import FastApi, assert_log_complete, logged_moves, move_log, on, plain_url
-
-
-class Pair:
-    """Two server processes sharing one database and one Redis."""
-
-    def __init__(self, a: LiveServer, b: LiveServer, database_url: str) -> None:
-        self.a = a
-        self.b = b
-        self.database_url = database_url
+from .harness import (
+    Cluster,
+    FastApi,
+    assert_log_complete,
+    logged_moves,
+    move_log,
+    on,
+    plain_url,
+    two_processes,
+)
 
 
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Processes A and B on a fresh PostgreSQL database and the shared Redis."""
-    broker = redis_url()
-    folder = tmp_path_factory.mktemp("talk")
-    with postgres_database() as url:
-        env = {"SPADES_BROKER_URL": broker}
-        a = LiveServer(folder / "a.db", env=env, database_url=url)
-        b = LiveServer(folder / "b.db", env=env, database_url=url)
-        a.start()
-        try:
-            b.start()
-            try:
-                yield Pair(a, b, url)
-            finally:
-                b.stop()
-        finally:
-            a.stop()
+    with two_processes(tmp_path_factory.mktemp("talk")) as both:
+        yield both
 
 
 async def rematches_of(database_url: str, table_id: str) -> list[str]:
@@ -68,7 +53,7 @@ async def rematches_of(database_url: str, table_id: str) -> list[str]:
 
 
 async def test_chat_reaches_readers_on_both_processes_and_the_limit_counts_everywhere(
-    pair: Pair,
+    pair: Cluster,
 ) -> None:
     host = await FastApi(pair.a).sign_up()
     on_a, on_b = await FastApi(pair.a).sign_up(), await FastApi(pair.b).sign_up()
@@ -98,7 +83,7 @@ async def test_chat_reaches_readers_on_both_processes_and_the_limit_counts_every
 
 
 async def test_the_last_two_rematch_requests_at_once_on_two_processes_open_one_table(
-    pair: Pair,
+    pair: Cluster,
 ) -> None:
     north = await FastApi(pair.a).sign_up()
     south = await FastApi(pair.b).sign_up()

@@ -19,9 +19,10 @@ import pytest
 
 from tests.support.client import Api
 from tests.support.server import ROOT, TEST_ENV, LiveServer
-from tests.support.services import postgres_database, redis_url
+from tests.support.services import redis_url
 
 from .harness import (
+    Cluster,
     FastApi,
     Watch,
     assert_consecutive,
@@ -33,6 +34,7 @@ from .harness import (
     on,
     send,
     take_turn,
+    two_processes,
     watching,
 )
 
@@ -45,33 +47,11 @@ BIDS = {"NORTH": 13, "SOUTH": 13, "EAST": None, "WEST": None}
 REFUSALS = {"NOT_YOUR_TURN", "WRONG_PHASE", "CARD_NOT_IN_HAND"}
 
 
-class Cluster:
-    """Two server processes sharing one database and one Redis."""
-
-    def __init__(self, a: LiveServer, b: LiveServer, database_url: str) -> None:
-        self.a = a
-        self.b = b
-        self.database_url = database_url
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Processes A and B for the whole module (no test here stops them)."""
-    broker = redis_url()
-    folder = tmp_path_factory.mktemp("pair")
-    with postgres_database() as url:
-        env = {"SPADES_BROKER_URL": broker}
-        a = LiveServer(folder / "a.db", env=env, database_url=url)
-        b = LiveServer(folder / "b.db", env=env, database_url=url)
-        a.start()
-        try:
-            b.start()
-            try:
-                yield Cluster(a, b, url)
-            finally:
-                b.stop()
-        finally:
-            a.stop()
+    with two_processes(tmp_path_factory.mktemp("pair")) as both:
+        yield both
 
 
 async def seat_four_humans(cluster: Cluster, seed: int) -> tuple[str, dict[str, Api]]:
