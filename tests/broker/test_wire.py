@@ -1,21 +1,80 @@
-"""Broker messages as bytes between processes: chat messages and the rematch facts of a
-table arrive as they were sent."""
+"""Broker messages as bytes between processes: a table's live state (clock, replacement
+level, deadline, away players, timeouts, the seat whose move is owed), chat messages,
+presence and the rematch facts of a table arrive as they were sent."""
 
 from __future__ import annotations
 
+import json
+
+from app.rules.game import Game
+from app.rules.levels import BotLevel
 from app.rules.seats import SEATS, Seat
 from app.rules.simulate import play_game
 from app.services import wire
 from app.services.auth import Player
 from app.services.chat.model import ChatChannel, ChatMessage
-from app.services.model import (
-    GameMessage,
-    JoinPolicy,
-    Occupant,
-    TableSnapshot,
-    TableStatus,
-    Visibility,
-)
+from app.services.events import GameEvent
+from app.services.live.presence import PresenceMessage
+from app.services.model import GameMessage, Occupant, TableSnapshot, TableStatus
+from tests.support.tables import table_snapshot
+
+PLAYERS = ["p1", "bot:east", "p3", "p4"]
+
+
+def a_live_table() -> TableSnapshot:
+    """A table in play with every live-table field away from its default."""
+    game, _ = Game.start(PLAYERS, seed=3)
+    return table_snapshot(
+        name="live",
+        host_id="p1",
+        host_name="one",
+        status=TableStatus.PLAYING,
+        version=7,
+        occupants=(
+            Occupant("p1", "one"),
+            Occupant.bot(Seat.EAST),
+            Occupant("p3", "three"),
+            Occupant("p4", "four"),
+        ),
+        game=game,
+        turn_seconds=45,
+        replacement_bot=BotLevel.EXPERT,
+        turn_deadline=1_800_000_000.25,
+        away=(None, Occupant("p2", "two"), None, None),
+        timeouts=(0, 0, 1, 0),
+        timed_out=Seat.SOUTH,
+    )
+
+
+def test_a_game_message_crosses_processes_with_its_live_table_state() -> None:
+    sent = GameMessage(GameEvent.TURN_TIMED_OUT, Seat.SOUTH, a_live_table())
+    got = wire.decode(wire.encode(sent))
+    assert isinstance(got, GameMessage)
+    assert got.event is GameEvent.TURN_TIMED_OUT
+    table = got.table
+    assert table.turn_seconds == 45
+    assert table.replacement_bot is BotLevel.EXPERT
+    assert table.turn_deadline == 1_800_000_000.25
+    assert table.away == (None, Occupant("p2", "two"), None, None)
+    assert table.timeouts == (0, 0, 1, 0)
+    assert table.timed_out is Seat.SOUTH
+
+
+def test_a_message_of_a_process_without_live_fields_gets_the_defaults() -> None:
+    body = json.loads(wire.encode(GameMessage(GameEvent.BID_PLACED, Seat.NORTH, a_live_table())))
+    del body["table"]["clock"], body["table"]["live"]
+    table = wire.decode(json.dumps(body)).table  # type: ignore[union-attr]
+    assert (table.turn_seconds, table.replacement_bot, table.turn_deadline) == (
+        30,
+        BotLevel.BASIC,
+        None,
+    )
+    assert table.away == (None, None, None, None) and table.timed_out is None
+
+
+def test_a_presence_change_crosses_processes() -> None:
+    sent = PresenceMessage("t1", "p3", False, 1_800_000_001.5)
+    assert wire.decode(wire.encode(sent)) == sent
 
 
 def test_a_chat_message_crosses_processes_unchanged_text_included() -> None:
@@ -32,14 +91,11 @@ def test_a_chat_message_crosses_processes_unchanged_text_included() -> None:
 
 def test_a_finished_table_keeps_its_rematch_facts_on_the_wire() -> None:
     game, _ = play_game(seed=3)
-    table = TableSnapshot(
+    table = table_snapshot(
         id="old1",
         name=None,
         host_id="p1",
         host_name="Ann",
-        visibility=Visibility.PUBLIC,
-        join_policy=JoinPolicy.OPEN,
-        spectating=True,
         status=TableStatus.FINISHED,
         version=250,
         occupants=tuple(Occupant.bot(s) for s in SEATS),
@@ -49,7 +105,7 @@ def test_a_finished_table_keeps_its_rematch_facts_on_the_wire() -> None:
         rematch_of="older",
         next_table_id="new1",
     )
-    decoded = wire.decode(wire.encode(GameMessage("REMATCH_STARTED", None, table)))
+    decoded = wire.decode(wire.encode(GameMessage(GameEvent.REMATCH_STARTED, None, table)))
     assert isinstance(decoded, GameMessage)
     got = decoded.table
     assert (got.finished_at, got.rematch_requests, got.rematch_of, got.next_table_id) == (

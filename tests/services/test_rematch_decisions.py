@@ -10,6 +10,7 @@ from app.rules.seats import SEATS, Seat
 from app.rules.simulate import play_game
 from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
 from app.services.play.rematch import decide_rematch, rematch_table_id
+from tests.support.tables import table_snapshot
 
 FINISHED_AT = 1_000_000.0
 
@@ -20,7 +21,7 @@ def finished_table(humans: dict[Seat, str], host: str = "host") -> TableSnapshot
     occupants = tuple(
         Occupant(humans[s], humans[s].title()) if s in humans else Occupant.bot(s) for s in SEATS
     )
-    return TableSnapshot(
+    return table_snapshot(
         id="old1",
         name="friday",
         host_id=host,

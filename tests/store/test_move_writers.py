@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.services.games import apply_move
 from app.services.ledger import Change, Ledger, _row_values
-from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
+from app.services.model import TableSnapshot, TableStatus
 from app.store import tables as repo
 from app.store.db import Database
 from app.store.migrate import upgrade
@@ -30,7 +29,9 @@ from app.store.models import MoveRow, PlayerRow, TableRow
 from app.store.postgres_writer import PostgresMoveWriter
 from app.store.sqlite_writer import SqliteMoveWriter
 from app.store.writers import MOVE_COLUMNS, TABLE_COLUMNS, MoveWriter
+from tests.support.server import free_port
 from tests.support.services import POSTGRES_ADMIN_URL, postgres_database
+from tests.support.tables import table_snapshot
 
 PLAYERS = ["p0", "p1", "p2", "p3"]
 
@@ -71,28 +72,9 @@ async def db(url: str) -> AsyncIterator[Database]:
     await database.dispose()
 
 
-def closed_port() -> int:
-    """A local port nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def new_table(table_id: str = "t1") -> TableSnapshot:
     """A full table whose game has not started yet (as `Ledger.create` stores it)."""
-    return TableSnapshot(
-        id=table_id,
-        name="writer",
-        host_id="p0",
-        host_name="p0",
-        visibility=Visibility.PUBLIC,
-        join_policy=JoinPolicy.OPEN,
-        spectating=True,
-        status=TableStatus.WAITING,
-        version=1,
-        occupants=tuple(Occupant(p, p) for p in PLAYERS),
-        game=None,
-    )
+    return table_snapshot(id=table_id, name="writer")
 
 
 def start(table: TableSnapshot) -> Change:
@@ -179,7 +161,7 @@ async def test_a_duplicate_log_row_rolls_the_whole_move_back(db: Database) -> No
 async def test_an_unreachable_database_is_an_outage_not_a_crash(tmp_path: Path) -> None:
     writers: list[MoveWriter] = [
         SqliteMoveWriter(str(tmp_path / "missing" / "spades.db"), busy_timeout_ms=100),
-        PostgresMoveWriter(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/test"),
+        PostgresMoveWriter(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/test"),
     ]
     for writer in writers:
         try:
