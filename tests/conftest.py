@@ -9,6 +9,38 @@ import pytest
 
 from tests.support.server import LiveServer
 
+# Under pytest-xdist (scripts/test runs workers with --dist loadgroup), tests that share
+# something outside their own temporary directory run in one worker, one after another:
+# the scale-out tests stop and restart the machine's one Redis (so every Redis user
+# joins them), the web tests build web/dist, the transport tests install
+# tests/clients/node_modules. Everything else (each test with its own server, SQLite
+# file or fresh PostgreSQL database) spreads over the workers.
+SHARED_DIRECTORIES: dict[str, str] = {
+    "tests/scale/": "redis",
+    "tests/web/": "web",
+    "tests/transport/": "node",
+}
+REDIS_FIXTURES = frozenset({"redis_pair", "broker_url"})
+
+
+def shared_resource(path: str, fixtures: list[str]) -> str | None:
+    """The xdist group of a test that shares a machine-wide resource, if any."""
+    for prefix, group in SHARED_DIRECTORIES.items():
+        if path.startswith(prefix):
+            return group
+    return "redis" if REDIS_FIXTURES.intersection(fixtures) else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that share a resource with their xdist group (inert without xdist)."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        path = Path(str(item.path)).relative_to(root).as_posix()
+        fixtures = list(getattr(item, "fixturenames", ()))
+        group = shared_resource(path, fixtures)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:

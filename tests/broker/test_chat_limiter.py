@@ -28,6 +28,7 @@ async def fill_and_overflow(limiter: ChatLimiter) -> None:
     await limiter.reserve(uuid.uuid4().hex)
 
 
+@pytest.mark.xdist_group("redis")
 async def test_the_window_lives_in_redis_and_is_shared_by_limiters() -> None:
     url = redis_url()
     first, second = ChatLimiter(url), ChatLimiter(url)

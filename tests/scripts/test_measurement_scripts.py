@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.services import redis_url, require_service
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +86,7 @@ def test_compare_ratios_are_work_tree_over_baseline() -> None:
     assert table["moves/s"]["ratio"] is None
 
 
+@pytest.mark.xdist_group("redis")
 def test_the_scaling_run_compares_one_and_two_processes(tmp_path: Path) -> None:
     require_service("PostgreSQL", "127.0.0.1", 5432)
     redis_url()
