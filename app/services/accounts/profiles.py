@@ -9,6 +9,7 @@ from typing import Generic, TypeVar
 
 from app.rules.rating import NEW_PLAYER, Skill
 from app.store import career_reads as reads
+from app.store.career import STAT_FIELDS
 from app.store.db import Database
 from app.store.tables import usernames
 
@@ -21,20 +22,6 @@ from .cursors import (
     encode_board,
     encode_games,
     page_size,
-)
-
-STAT_NAMES = (
-    "games",
-    "wins",
-    "abandoned",
-    "hands",
-    "contracts_made",
-    "contracts_set",
-    "nil_bids",
-    "nils_made",
-    "blind_nil_bids",
-    "blind_nils_made",
-    "bags",
 )
 
 
@@ -124,7 +111,7 @@ class ProfileService:
                 return None
             stats = await reads.stats_of(session, row.id)
             skill = await reads.skill_of(session, row.id)
-        values = {name: (stats or {}).get(name, 0) for name in STAT_NAMES}
+        values = {name: (stats or {}).get(name, 0) for name in STAT_FIELDS}
         return ProfileData(
             player=Player(row.id, row.username),
             member_since=row.created_at,
