@@ -72,6 +72,9 @@ class Settings:
     # The thinking time of one EXPERT decision (the search also stops at its playout cap).
     expert_ms: int = 50
     token_ttl_days: int = 30
+    # Signs page cursors (HMAC). Unset: a random one per process, so cursors do not
+    # survive a restart nor cross processes; several processes must share one.
+    secret: str | None = None
     # argon2id cost; the defaults are argon2-cffi's (RFC 9106 low-memory profile).
     argon2_time_cost: int = 3
     argon2_memory_kib: int = 65536
@@ -133,6 +136,7 @@ def load_settings() -> Settings:
         bot_workers=_int("SPADES_BOT_WORKERS", base.bot_workers),
         expert_ms=_int("SPADES_EXPERT_MS", base.expert_ms),
         token_ttl_days=_int("SPADES_TOKEN_TTL_DAYS", base.token_ttl_days),
+        secret=_str("SPADES_SECRET", None),
         argon2_time_cost=_int("SPADES_ARGON2_TIME_COST", base.argon2_time_cost),
         argon2_memory_kib=_int("SPADES_ARGON2_MEMORY_KIB", base.argon2_memory_kib),
         allowed_origins=(

@@ -282,7 +282,7 @@ async def main() -> None:
             f"{time.perf_counter() - started:.1f} s"
         )
         db = Database(url)
-        service = ProfileService(db)
+        service = ProfileService(db, b"bench")
         viewer = Player("p1", "user1")
         rng = random.Random(1)
         try:

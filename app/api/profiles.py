@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
 
 import strawberry
@@ -167,25 +168,13 @@ class ProfileQuery:
         data = await services_of(info).profiles.profile(viewer, username)
         if data is None:
             return None
-        skill, stats = data.skill, data.stats
+        skill = data.skill
         return Profile(
             player_id=data.player.id,
             player=_player(data.player),
             member_since=iso_utc(data.member_since),
             rating=_rating(skill.value, skill.deviation, skill.games, skill.provisional),
-            stats=PlayerStats(
-                games=stats.games,
-                wins=stats.wins,
-                abandoned=stats.abandoned,
-                hands=stats.hands,
-                contracts_made=stats.contracts_made,
-                contracts_set=stats.contracts_set,
-                nil_bids=stats.nil_bids,
-                nils_made=stats.nils_made,
-                blind_nil_bids=stats.blind_nil_bids,
-                blind_nils_made=stats.blind_nils_made,
-                bags=stats.bags,
-            ),
+            stats=PlayerStats(**asdict(data.stats)),  # the same fields, by design
         )
 
     @strawberry.field(description="non-provisional players, best first")

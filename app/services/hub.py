@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -60,6 +61,13 @@ def make_broker(settings: Settings) -> Broker[Any]:
     return MemoryBroker()
 
 
+def cursor_key(settings: Settings) -> bytes:
+    """The key page cursors are signed with: the configured secret, else a random one."""
+    if settings.secret:
+        return settings.secret.encode()
+    return secrets.token_bytes(32)
+
+
 class Services:
     """The service layer the GraphQL layer talks to."""
 
@@ -71,7 +79,7 @@ class Services:
         self.ledger = Ledger(self.db, self.broker)
         self.ledger.clock_scale = settings.turn_clock_scale
         self.ledger.on_finish = game_over_effect  # careers: in the game's last transaction
-        self.profiles = ProfileService(self.db)
+        self.profiles = ProfileService(self.db, cursor_key(settings))
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
         self.bots = BotDriver(

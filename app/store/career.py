@@ -143,13 +143,14 @@ class GameSummaryRow(SQLModel, table=True):
     rating_after: int | None = None
 
 
-_COUNTERS = CounterRow.__table__  # type: ignore[attr-defined]
-_RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
-_STATS = PlayerStatsRow.__table__  # type: ignore[attr-defined]
-_RATINGS = RatingRow.__table__  # type: ignore[attr-defined]
-_HISTORY = RatingHistoryRow.__table__  # type: ignore[attr-defined]
-_SUMMARIES = GameSummaryRow.__table__  # type: ignore[attr-defined]
-_PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
+# The tables as SQLAlchemy Core sees them (career_reads reads through these too).
+COUNTERS = CounterRow.__table__  # type: ignore[attr-defined]
+RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
+STATS = PlayerStatsRow.__table__  # type: ignore[attr-defined]
+RATINGS = RatingRow.__table__  # type: ignore[attr-defined]
+HISTORY = RatingHistoryRow.__table__  # type: ignore[attr-defined]
+SUMMARIES = GameSummaryRow.__table__  # type: ignore[attr-defined]
+PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
 
 STAT_FIELDS = (
     "games",
@@ -183,14 +184,14 @@ async def claim_game(
     if connection.dialect.name == "postgresql":
         # One round trip: bump the counter and insert the claim numbered by it.
         bumped = (
-            update(_COUNTERS)
-            .where(_COUNTERS.c.name == GAMES_COUNTER)
-            .values(value=_COUNTERS.c.value + 1)
-            .returning(_COUNTERS.c.value)
+            update(COUNTERS)
+            .where(COUNTERS.c.name == GAMES_COUNTER)
+            .values(value=COUNTERS.c.value + 1)
+            .returning(COUNTERS.c.value)
             .cte("bumped")
         )
         claim = (
-            postgresql.insert(_RESULTS)
+            postgresql.insert(RESULTS)
             .from_select(
                 ["table_id", "seq", "finished_at", "rated"],
                 select(
@@ -201,7 +202,7 @@ async def claim_game(
                 ),
             )
             .on_conflict_do_nothing(index_elements=["table_id"])
-            .returning(_RESULTS.c.seq)
+            .returning(RESULTS.c.seq)
         )
         row = (await connection.execute(claim)).first()
         if row is not None:
@@ -210,17 +211,17 @@ async def claim_game(
             return None
     seq = await next_seq(connection)
     claim = (
-        _insert(connection, _RESULTS)
+        _insert(connection, RESULTS)
         .values(seq=seq, **values)
         .on_conflict_do_nothing(index_elements=["table_id"])
-        .returning(_RESULTS.c.seq)
+        .returning(RESULTS.c.seq)
     )
     return None if (await connection.execute(claim)).first() is None else seq
 
 
 async def claimed(connection: AsyncConnection, table_id: str) -> bool:
     """Whether the game's results were applied."""
-    found = await connection.execute(select(_RESULTS.c.seq).where(_RESULTS.c.table_id == table_id))
+    found = await connection.execute(select(RESULTS.c.seq).where(RESULTS.c.table_id == table_id))
     return found.first() is not None
 
 
@@ -228,15 +229,15 @@ async def next_seq(connection: AsyncConnection) -> int:
     """The next finished game's number (the counter row stays locked until commit); the
     counter row is created if missing."""
     bump = (
-        update(_COUNTERS)
-        .where(_COUNTERS.c.name == GAMES_COUNTER)
-        .values(value=_COUNTERS.c.value + 1)
-        .returning(_COUNTERS.c.value)
+        update(COUNTERS)
+        .where(COUNTERS.c.name == GAMES_COUNTER)
+        .values(value=COUNTERS.c.value + 1)
+        .returning(COUNTERS.c.value)
     )
     row = (await connection.execute(bump)).first()
     if row is None:
         await connection.execute(
-            _insert(connection, _COUNTERS)
+            _insert(connection, COUNTERS)
             .values(name=GAMES_COUNTER, value=0)
             .on_conflict_do_nothing()
         )
@@ -267,12 +268,12 @@ async def add_stats(session: AsyncSession, lines: Sequence[CareerLine]) -> None:
     if not lines:
         return
     connection = await session.connection()
-    statement = _insert(connection, _STATS).values(
+    statement = _insert(connection, STATS).values(
         [{"player_id": line.player_id, **stats_values(line)} for line in lines]
     )
     statement = statement.on_conflict_do_update(
         index_elements=["player_id"],
-        set_={f: _STATS.c[f] + statement.excluded[f] for f in STAT_FIELDS},
+        set_={f: STATS.c[f] + statement.excluded[f] for f in STAT_FIELDS},
     )
     await connection.execute(statement)
 
@@ -284,8 +285,8 @@ async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[
         return {}
     connection = await session.connection()
     seed = select(
-        _PLAYERS.c.id,
-        _PLAYERS.c.username_key,
+        PLAYERS.c.id,
+        PLAYERS.c.username_key,
         literal(DEFAULT_MU),
         literal(DEFAULT_SIGMA),
         literal(Skill().value),
@@ -295,10 +296,10 @@ async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[
         literal(False),
         literal(-Skill().value),
         literal(0),
-    ).where(_PLAYERS.c.id.in_(player_ids))
+    ).where(PLAYERS.c.id.in_(player_ids))
     # Rows are locked in id order; game ends are serialized by the counter row anyway
     # (claim_game), so two games sharing players cannot deadlock here.
-    seed = seed.order_by(_PLAYERS.c.id)
+    seed = seed.order_by(PLAYERS.c.id)
     columns = [
         "player_id",
         "username_key",
@@ -313,10 +314,10 @@ async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[
         "board_games",
     ]
     # A no-op update on conflict locks an existing row and returns it as it stands.
-    statement = _insert(connection, _RATINGS).from_select(columns, seed)
+    statement = _insert(connection, RATINGS).from_select(columns, seed)
     statement = statement.on_conflict_do_update(
         index_elements=["player_id"], set_={"player_id": statement.excluded.player_id}
-    ).returning(_RATINGS.c.player_id, _RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games)
+    ).returning(RATINGS.c.player_id, RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.games)
     rows = await connection.execute(statement)
     return {r.player_id: Skill(r.mu, r.sigma, r.games) for r in rows}
 
@@ -346,14 +347,14 @@ async def save_skills(
         }
         for player_id, skill in after.items()
     ]
-    statement = _insert(connection, _RATINGS).values(rows)
+    statement = _insert(connection, RATINGS).values(rows)
     changed = ("mu", "sigma", "value", "deviation", "games", "seq", *board_values(NEW))
     statement = statement.on_conflict_do_update(
         index_elements=["player_id"], set_={c: statement.excluded[c] for c in changed}
     )
     await connection.execute(statement)
     await connection.execute(
-        insert(_HISTORY),
+        insert(HISTORY),
         [
             {
                 "player_id": player_id,
@@ -396,6 +397,28 @@ class FinishedGame:
     rated: bool
 
 
+def summary_values(
+    game: FinishedGame, line: CareerLine, rating_before: int | None, rating_after: int | None
+) -> dict[str, Any]:
+    """The game_summaries row of one line of one game (the backfill writes these too)."""
+    return {
+        "player_id": line.player_id,
+        "seq": game.seq,
+        "table_id": game.table_id,
+        "finished_at": game.finished_at,
+        "rated": game.rated,
+        "seat": line.seat.name,
+        "won": line.won,
+        "abandoned": line.abandoned,
+        "score_for": line.score_for,
+        "score_against": line.score_against,
+        "partner_id": line.partner_id,
+        "opponents": ",".join(line.opponent_ids),
+        "rating_before": rating_before,
+        "rating_after": rating_after,
+    }
+
+
 async def add_summaries(
     session: AsyncSession,
     game: FinishedGame,
@@ -408,26 +431,14 @@ async def add_summaries(
         return
     connection = await session.connection()
     await connection.execute(
-        insert(_SUMMARIES),
+        insert(SUMMARIES),
         [
-            {
-                "player_id": line.player_id,
-                "seq": game.seq,
-                "table_id": game.table_id,
-                "finished_at": game.finished_at,
-                "rated": game.rated,
-                "seat": line.seat.name,
-                "won": line.won,
-                "abandoned": line.abandoned,
-                "score_for": line.score_for,
-                "score_against": line.score_against,
-                "partner_id": line.partner_id,
-                "opponents": ",".join(line.opponent_ids),
-                "rating_before": (
-                    before[line.player_id].value if line.player_id in after else None
-                ),
-                "rating_after": (after[line.player_id].value if line.player_id in after else None),
-            }
+            summary_values(
+                game,
+                line,
+                before[line.player_id].value if line.player_id in after else None,
+                after[line.player_id].value if line.player_id in after else None,
+            )
             for line in lines
         ],
     )

@@ -11,21 +11,16 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from app.rules.rating import PROVISIONAL_GAMES, Skill
 
 from .career import (
+    COUNTERS,
     GAMES_COUNTER,
-    CounterRow,
+    HISTORY,
+    PLAYERS,
+    RATINGS,
+    STATS,
     GameSummaryRow,
-    PlayerStatsRow,
-    RatingHistoryRow,
-    RatingRow,
 )
 from .models import BlockRow, PlayerRow
 
-_COUNTERS = CounterRow.__table__  # type: ignore[attr-defined]
-_SUMMARIES = GameSummaryRow.__table__  # type: ignore[attr-defined]
-_STATS = PlayerStatsRow.__table__  # type: ignore[attr-defined]
-_RATINGS = RatingRow.__table__  # type: ignore[attr-defined]
-_HISTORY = RatingHistoryRow.__table__  # type: ignore[attr-defined]
-_PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
 _BLOCKS = BlockRow.__table__  # type: ignore[attr-defined]
 
 BoardKey = tuple[int, int, str]  # (-value, -games, username_key): ascending = best first
@@ -85,7 +80,7 @@ async def hidden_from(session: AsyncSession, player_id: str) -> set[str]:
 async def stats_of(session: AsyncSession, player_id: str) -> dict[str, int] | None:
     """A player's statistics, None before their first finished game."""
     connection = await session.connection()
-    row = (await connection.execute(select(_STATS).where(_STATS.c.player_id == player_id))).first()
+    row = (await connection.execute(select(STATS).where(STATS.c.player_id == player_id))).first()
     return dict(row._mapping) if row is not None else None
 
 
@@ -94,8 +89,8 @@ async def skill_of(session: AsyncSession, player_id: str) -> Skill | None:
     connection = await session.connection()
     row = (
         await connection.execute(
-            select(_RATINGS.c.mu, _RATINGS.c.sigma, _RATINGS.c.games).where(
-                _RATINGS.c.player_id == player_id
+            select(RATINGS.c.mu, RATINGS.c.sigma, RATINGS.c.games).where(
+                RATINGS.c.player_id == player_id
             )
         )
     ).first()
@@ -118,7 +113,7 @@ async def last_seq(session: AsyncSession) -> int:
     """The number of the last finished game (a leaderboard snapshot)."""
     connection = await session.connection()
     row = (
-        await connection.execute(select(_COUNTERS.c.value).where(_COUNTERS.c.name == GAMES_COUNTER))
+        await connection.execute(select(COUNTERS.c.value).where(COUNTERS.c.name == GAMES_COUNTER))
     ).first()
     return int(row[0]) if row is not None else 0
 
@@ -135,25 +130,25 @@ async def board_page(
     their first later game (their history tells), so paging one snapshot never repeats
     or skips anyone however ratings move meanwhile."""
     connection = await session.connection()
-    key = tuple_(_RATINGS.c.board_value, _RATINGS.c.board_games, _RATINGS.c.username_key)
+    key = tuple_(RATINGS.c.board_value, RATINGS.c.board_games, RATINGS.c.username_key)
     query = (
         select(
-            _RATINGS.c.player_id,
-            _PLAYERS.c.username,
-            _RATINGS.c.value,
-            _RATINGS.c.deviation,
-            _RATINGS.c.games,
-            _RATINGS.c.username_key,
+            RATINGS.c.player_id,
+            PLAYERS.c.username,
+            RATINGS.c.value,
+            RATINGS.c.deviation,
+            RATINGS.c.games,
+            RATINGS.c.username_key,
         )
-        .join(_PLAYERS, _PLAYERS.c.id == _RATINGS.c.player_id)
-        .where(_RATINGS.c.listed.is_(True), _RATINGS.c.seq <= snapshot)
-        .order_by(_RATINGS.c.board_value, _RATINGS.c.board_games, _RATINGS.c.username_key)
+        .join(PLAYERS, PLAYERS.c.id == RATINGS.c.player_id)
+        .where(RATINGS.c.listed.is_(True), RATINGS.c.seq <= snapshot)
+        .order_by(RATINGS.c.board_value, RATINGS.c.board_games, RATINGS.c.username_key)
         .limit(limit)
     )
     if after is not None:
         query = query.where(key > tuple_(*after))
     if hidden:
-        query = query.where(_RATINGS.c.player_id.not_in(list(hidden)))
+        query = query.where(RATINGS.c.player_id.not_in(list(hidden)))
     current = [BoardRow(*row) for row in await connection.execute(query)]
     moved = await _rated_since(session, snapshot)
     extra = [
@@ -171,16 +166,16 @@ async def _rated_since(session: AsyncSession, snapshot: int) -> list[BoardRow]:
     connection = await session.connection()
     rows = await connection.execute(
         select(
-            _HISTORY.c.player_id,
-            _PLAYERS.c.username,
-            _HISTORY.c.value_before,
-            _HISTORY.c.deviation_before,
-            _HISTORY.c.games_after,
-            _PLAYERS.c.username_key,
+            HISTORY.c.player_id,
+            PLAYERS.c.username,
+            HISTORY.c.value_before,
+            HISTORY.c.deviation_before,
+            HISTORY.c.games_after,
+            PLAYERS.c.username_key,
         )
-        .join(_PLAYERS, _PLAYERS.c.id == _HISTORY.c.player_id)
-        .where(_HISTORY.c.seq > snapshot)
-        .order_by(_HISTORY.c.seq)
+        .join(PLAYERS, PLAYERS.c.id == HISTORY.c.player_id)
+        .where(HISTORY.c.seq > snapshot)
+        .order_by(HISTORY.c.seq)
     )
     first: dict[str, BoardRow] = {}
     for player_id, username, value, deviation, games_after, key in rows:

@@ -5,7 +5,8 @@ statistics are applied exactly once."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import asyncpg  # type: ignore[import-untyped]
@@ -19,6 +20,16 @@ from .harness import FastApi, choose_move, on, plain_url, send
 
 BIDS = {"NORTH": 13, "SOUTH": 13, "EAST": None, "WEST": None}
 BEFORE_CAREERS = "c4a7e0014cha7"
+
+
+@contextlib.asynccontextmanager
+async def connected(url: str) -> AsyncIterator[asyncpg.Connection]:
+    """A plain asyncpg connection to the test database, closed on the way out."""
+    connection = await asyncpg.connect(plain_url(url))
+    try:
+        yield connection
+    finally:
+        await connection.close()
 
 
 @pytest.fixture
@@ -69,8 +80,7 @@ async def test_a_rated_game_raced_over_two_processes_is_rated_and_counted_once(
 ) -> None:
     a, b, url = pair
     table_id, ids = await race_a_game(a, b, rated=True)
-    connection = await asyncpg.connect(plain_url(url))
-    try:
+    async with connected(url) as connection:
         results = await connection.fetch("SELECT * FROM game_results WHERE table_id = $1", table_id)
         history = await connection.fetch(
             "SELECT * FROM rating_history WHERE table_id = $1", table_id
@@ -91,8 +101,6 @@ async def test_a_rated_game_raced_over_two_processes_is_rated_and_counted_once(
         winner = await connection.fetchval(
             "SELECT game_state::json->>'winner' FROM tables WHERE id = $1", table_id
         )
-    finally:
-        await connection.close()
     assert len(results) == 1 and results[0]["rated"] is True
     assert sorted(h["player_id"] for h in history) == sorted(ids.values())  # once each
     assert all(r["games"] == 1 for r in ratings.values())
@@ -110,22 +118,18 @@ async def test_the_migration_counts_games_finished_before_it_on_postgres(
 ) -> None:
     a, b, url = pair
     table_id, ids = await race_a_game(a, b, rated=False)
-    connection = await asyncpg.connect(plain_url(url))
-    try:
+    async with connected(url) as connection:
         live = await connection.fetch(
             "SELECT * FROM player_stats WHERE player_id = ANY($1::text[]) ORDER BY player_id",
             list(ids.values()),
         )
-    finally:
-        await connection.close()
     a.stop()
     b.stop()
     # Back to the schema before careers (the finished game stays), then forward again:
     # the migration replays the game's move log into the same statistics.
     await asyncio.to_thread(downgrade, url, BEFORE_CAREERS)
     await asyncio.to_thread(upgrade, url)
-    connection = await asyncpg.connect(plain_url(url))
-    try:
+    async with connected(url) as connection:
         again = await connection.fetch(
             "SELECT * FROM player_stats WHERE player_id = ANY($1::text[]) ORDER BY player_id",
             list(ids.values()),
@@ -134,8 +138,6 @@ async def test_the_migration_counts_games_finished_before_it_on_postgres(
             "SELECT count(*) FROM game_summaries WHERE table_id = $1 AND NOT rated", table_id
         )
         counter = await connection.fetchval("SELECT value FROM counters WHERE name = 'games'")
-    finally:
-        await connection.close()
     assert [dict(r) for r in again] == [dict(r) for r in live]
     assert len(live) == 4 and all(r["games"] == 1 for r in live)
     assert summaries == 4 and counter == 1

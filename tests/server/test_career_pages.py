@@ -3,6 +3,8 @@ while games finish between pages, bad sizes and cursors, and blocked players hid
 
 from __future__ import annotations
 
+import base64
+import json
 import sqlite3
 from typing import Any
 
@@ -145,7 +147,13 @@ async def test_a_page_size_outside_1_to_100_is_bad_input(server: LiveServer, fir
         assert refusal.code == "BAD_USER_INPUT"
 
 
-async def test_malformed_and_foreign_cursors_are_bad_input(server: LiveServer) -> None:
+def _body(body: list[Any]) -> str:
+    """A cursor body as the server writes one, without (or before) its signature."""
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+async def test_malformed_forged_and_foreign_cursors_are_bad_input(server: LiveServer) -> None:
     players = await sign_up_players(server, 4)
     async with kept_alive(*players):
         await play_scripted_game(players, seed=11)
@@ -159,7 +167,15 @@ async def test_malformed_and_foreign_cursors_are_bad_input(server: LiveServer) -
     board = (await players[0].call(LEADERBOARD, f=1, a=None))["leaderboard"]
     board_cursor = board["pageInfo"]["endCursor"]
     assert board_cursor is not None
+    alice_id = (await me(players[0]))["id"]
+    signature = cursor.partition(".")[2]
+    forged_games = _body(["gm", alice_id, 10**6]) + "." + signature
+    forged_board = _body(["lb", 0, 0, 0, "", 1]) + "." + board_cursor.partition(".")[2]
     for query, bad, variables in (
+        (GAMES, forged_games, {"u": alice}),  # a moved position under the old signature
+        (GAMES, cursor.partition(".")[0], {"u": alice}),  # the signature cut off
+        (GAMES, _body(["gm", alice_id, 10**6]), {"u": alice}),  # never signed
+        (LEADERBOARD, forged_board, {}),
         (GAMES, "not a cursor", {"u": alice}),
         (GAMES, cursor + "x", {"u": alice}),
         (GAMES, cursor, {"u": bob}),  # another player's list

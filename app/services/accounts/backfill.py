@@ -51,30 +51,14 @@ def backfill_finished_games(connection: Connection) -> int:
             continue
         _, lines = replayed
         seq += 1
+        game = store.FinishedGame(table_id, seq, finished_at, rated=False)
         results.append(
             {"table_id": table_id, "seq": seq, "finished_at": finished_at, "rated": False}
         )
         for line in lines:
             for name, value in store.stats_values(line).items():
                 totals[line.player_id][name] += value
-            summaries.append(
-                {
-                    "player_id": line.player_id,
-                    "seq": seq,
-                    "table_id": table_id,
-                    "finished_at": finished_at,
-                    "rated": False,
-                    "seat": line.seat.name,
-                    "won": line.won,
-                    "abandoned": line.abandoned,
-                    "score_for": line.score_for,
-                    "score_against": line.score_against,
-                    "partner_id": line.partner_id,
-                    "opponents": ",".join(line.opponent_ids),
-                    "rating_before": None,
-                    "rating_after": None,
-                }
-            )
+            summaries.append(store.summary_values(game, line, None, None))
     batches: list[tuple[Any, list[dict[str, Any]]]] = [
         (store.GameResultRow.__table__, results),  # type: ignore[attr-defined]
         (store.GameSummaryRow.__table__, summaries),  # type: ignore[attr-defined]

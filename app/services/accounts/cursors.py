@@ -1,11 +1,15 @@
 """Opaque page cursors. Each names its list (the leaderboard, or one player's games) and
 holds the keyset position of its last entry, so paging resumes exactly after it however
-many games finish meanwhile; anything else (malformed, another list's) is refused."""
+many games finish meanwhile. Each is signed (HMAC-SHA256 with the server's secret), so a
+forged or altered one is refused before it is parsed, as is one of another list (another
+kind, or another player's games)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +18,8 @@ from app.rules.errors import ErrorCode, RuleError
 
 MAX_PAGE = 100
 MAX_CURSOR_CHARS = 300
+# 128 bits of HMAC-SHA256: forging one is out of reach, and it keeps cursors short.
+TAG_BYTES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,19 +47,38 @@ def page_size(first: int) -> int:
     return first
 
 
-def _encode(body: list[Any]) -> str:
-    raw = json.dumps(body, separators=(",", ":")).encode()
+def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode(cursor: object, kind: str, length: int) -> list[Any]:
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _tag(key: bytes, body: bytes) -> bytes:
+    return hmac.new(key, body, hashlib.sha256).digest()[:TAG_BYTES]
+
+
+def _encode(key: bytes, body: list[Any]) -> str:
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    return f"{_b64(raw)}.{_b64(_tag(key, raw))}"
+
+
+def _decode(key: bytes, cursor: object, kind: str, length: int) -> list[Any]:
     bad = RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
     if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_CHARS:
         raise bad
+    body_text, _, tag_text = cursor.partition(".")
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        body = json.loads(raw)
+        raw, tag = _unb64(body_text), _unb64(tag_text)
     except (binascii.Error, ValueError):
+        raise bad from None
+    # The signature is checked before the body is parsed: nothing forged reaches json.
+    if not hmac.compare_digest(tag, _tag(key, raw)):
+        raise bad
+    try:
+        body = json.loads(raw)
+    except ValueError:
         raise bad from None
     if not isinstance(body, list) or len(body) != length or body[0] != kind:
         raise bad
@@ -72,28 +97,28 @@ def _str(value: object) -> str:
     return value
 
 
-def encode_board(cursor: BoardCursor) -> str:
-    """The opaque form of a leaderboard cursor."""
-    return _encode(["lb", cursor.snapshot, *cursor.key, cursor.rank])
+def encode_board(key: bytes, cursor: BoardCursor) -> str:
+    """The opaque, signed form of a leaderboard cursor."""
+    return _encode(key, ["lb", cursor.snapshot, *cursor.key, cursor.rank])
 
 
-def decode_board(cursor: object) -> BoardCursor:
-    """A leaderboard cursor (BAD_USER_INPUT if it is not one)."""
-    _, snapshot, value, games, username, rank = _decode(cursor, "lb", 6)
+def decode_board(key: bytes, cursor: object) -> BoardCursor:
+    """A leaderboard cursor signed with `key` (BAD_USER_INPUT if it is not one)."""
+    _, snapshot, value, games, username, rank = _decode(key, cursor, "lb", 6)
     parsed = BoardCursor(_int(snapshot), (_int(value), _int(games), _str(username)), _int(rank))
     if parsed.snapshot < 0 or parsed.rank < 1:
         raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
     return parsed
 
 
-def encode_games(cursor: GamesCursor) -> str:
-    """The opaque form of a game-list cursor."""
-    return _encode(["gm", cursor.player_id, cursor.seq])
+def encode_games(key: bytes, cursor: GamesCursor) -> str:
+    """The opaque, signed form of a game-list cursor."""
+    return _encode(key, ["gm", cursor.player_id, cursor.seq])
 
 
-def decode_games(cursor: object, player_id: str) -> GamesCursor:
-    """A cursor of `player_id`'s game list (BAD_USER_INPUT if it is not one)."""
-    _, owner, seq = _decode(cursor, "gm", 3)
+def decode_games(key: bytes, cursor: object, player_id: str) -> GamesCursor:
+    """A cursor of `player_id`'s game list signed with `key` (BAD_USER_INPUT if not)."""
+    _, owner, seq = _decode(key, cursor, "gm", 3)
     if owner != player_id:
         raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
     return GamesCursor(_str(owner), _int(seq))

@@ -9,6 +9,7 @@ from typing import Generic, TypeVar
 
 from app.rules.rating import NEW_PLAYER, Skill
 from app.store import career_reads as reads
+from app.store.career import STAT_FIELDS
 from app.store.db import Database
 from app.store.tables import usernames
 
@@ -21,20 +22,6 @@ from .cursors import (
     encode_board,
     encode_games,
     page_size,
-)
-
-STAT_NAMES = (
-    "games",
-    "wins",
-    "abandoned",
-    "hands",
-    "contracts_made",
-    "contracts_set",
-    "nil_bids",
-    "nils_made",
-    "blind_nil_bids",
-    "blind_nils_made",
-    "bags",
 )
 
 
@@ -108,8 +95,9 @@ class Page(Generic[T]):
 class ProfileService:
     """Reads careers for a signed-in viewer."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, cursor_key: bytes) -> None:
         self.db = db
+        self.cursor_key = cursor_key  # signs page cursors (app/services/accounts/cursors.py)
 
     async def profile(self, viewer: Player, username: str) -> ProfileData | None:
         """The player's profile; None if unknown or if either blocked the other."""
@@ -123,7 +111,7 @@ class ProfileService:
                 return None
             stats = await reads.stats_of(session, row.id)
             skill = await reads.skill_of(session, row.id)
-        values = {name: (stats or {}).get(name, 0) for name in STAT_NAMES}
+        values = {name: (stats or {}).get(name, 0) for name in STAT_FIELDS}
         return ProfileData(
             player=Player(row.id, row.username),
             member_since=row.created_at,
@@ -134,7 +122,7 @@ class ProfileService:
     async def games(self, player_id: str, first: int, after: str | None) -> Page[GameSummary]:
         """A page of the player's finished games, newest first."""
         limit = page_size(first)
-        position = decode_games(after, player_id) if after is not None else None
+        position = decode_games(self.cursor_key, after, player_id) if after is not None else None
         async with self.db.read() as session:
             rows = await reads.summaries_of(
                 session, player_id, position.seq if position else None, limit + 1
@@ -164,14 +152,14 @@ class ProfileService:
                 rating_before=r.rating_before,
                 rating_after=r.rating_after,
             )
-            edges.append((encode_games(GamesCursor(player_id, r.seq)), summary))
+            edges.append((encode_games(self.cursor_key, GamesCursor(player_id, r.seq)), summary))
         return Page(edges, len(rows) > limit)
 
     async def leaderboard(self, viewer: Player, first: int, after: str | None) -> Page[BoardEntry]:
         """A page of the leaderboard: non-provisional players, best first (value, then
         more rated games, then username), as it stood when its first page was read."""
         limit = page_size(first)
-        position = decode_board(after) if after is not None else None
+        position = decode_board(self.cursor_key, after) if after is not None else None
         async with self.db.read() as session:
             snapshot = position.snapshot if position else await reads.last_seq(session)
             hidden = await reads.hidden_from(session, viewer.id)
@@ -188,5 +176,7 @@ class ProfileService:
                 deviation=row.deviation,
                 games=row.games,
             )
-            edges.append((encode_board(BoardCursor(snapshot, row.key, entry.rank)), entry))
+            edges.append(
+                (encode_board(self.cursor_key, BoardCursor(snapshot, row.key, entry.rank)), entry)
+            )
         return Page(edges, len(rows) > limit)
