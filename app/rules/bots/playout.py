@@ -137,10 +137,12 @@ class Playout:
         self.current: list[Play] = list(k.current)
         self.leader = k.leader
         self.done = k.tricks_done
-        self.won = list(k.tricks_won)
+        # Tuples, rebuilt on the rare change (a trick won, a void shown), so that the
+        # knowledge object built for every card of a playout can share them as they are.
+        self.won: tuple[int, ...] = tuple(k.tricks_won)
         self.broken = k.spades_broken
         self.played = set(k.played)
-        self.voids = list(k.voids)
+        self.voids: tuple[frozenset[Suit], ...] = tuple(k.voids)
         self.bids = k.bids
         self.bid_order = k.bid_order
         self.scores = k.scores
@@ -166,7 +168,7 @@ class Playout:
             current=tuple(self.current),
             leader=self.leader,
             spades_broken=self.broken,
-            tricks_won=tuple(self.won),
+            tricks_won=self.won,
             scores=self.scores,
             bags=self.bags,
             passed=(),
@@ -174,9 +176,9 @@ class Playout:
             turn=seat,
             legal=tuple(legal),
             played=frozenset(self.played),
-            voids=tuple(self.voids),
+            voids=self.voids,
             tricks_done=self.done,
-            counts=tuple(len(h) for h in self.hands),
+            counts=tuple(map(len, self.hands)),
         )
 
     def play(self, seat: Seat, card: Card) -> None:
@@ -186,14 +188,17 @@ class Playout:
         if current:
             led = current[0][1].suit
             if card.suit != led:
-                self.voids[seat] = self.voids[seat] | {led}
+                voids = self.voids
+                if led not in voids[seat]:
+                    self.voids = (*voids[:seat], voids[seat] | {led}, *voids[seat + 1 :])
                 if card.suit is Suit.SPADES:
                     self.broken = True
         current.append((seat, card))
         self.played.add(card)
         if len(current) == 4:
             winner, _ = current_best(current)
-            self.won[winner] += 1
+            won = self.won
+            self.won = (*won[:winner], won[winner] + 1, *won[winner + 1 :])
             self.leader = winner
             self.done += 1
             self.current = []
