@@ -149,12 +149,17 @@ class Playout:
         self.bags = k.bags
         self.number = k.hand_number
 
-    def knowledge(self, seat: Seat) -> SeatKnowledge:
-        """What `seat` knows in this world (without the trick history, which STANDARD
-        play does not read)."""
-        hand = self.hands[seat]
+    def legal(self, seat: Seat) -> list[Card]:
+        """`seat`'s legal plays now."""
         led = self.current[0][1].suit if self.current else None
-        legal = legal_plays(hand, led, self.done == 0, self.broken)
+        return legal_plays(self.hands[seat], led, self.done == 0, self.broken)
+
+    def knowledge(self, seat: Seat, legal: list[Card] | None = None) -> SeatKnowledge:
+        """What `seat` knows in this world (without the trick history, which STANDARD
+        play does not read); `legal` when already worked out."""
+        hand = self.hands[seat]
+        if legal is None:
+            legal = self.legal(seat)
         return SeatKnowledge(
             seat=seat,
             phase=Phase.PLAYING,
@@ -213,7 +218,11 @@ class Playout:
         """Play the hand out with STANDARD play."""
         while self.done < 13:
             seat = self.turn()
-            self.play(seat, standard_play(self.knowledge(seat)))
+            legal = self.legal(seat)
+            # A forced card is STANDARD's play without a look at the rest (no knowledge
+            # object to build: the last trick, and every singleton follow).
+            card = legal[0] if len(legal) == 1 else standard_play(self.knowledge(seat, legal))
+            self.play(seat, card)
 
     def margin(self, seat: Seat) -> int:
         """The hand's value to `seat`'s team minus the opponents'. A bag counts what it
