@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,23 +19,14 @@ from pathlib import Path
 # Measure the checkout this script belongs to, whatever is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from _measure import calibration
+
 from app.rules.bots import ExpertBudget, SeatKnowledge, decide
 from app.rules.game import Game, Phase
 from app.rules.levels import BotLevel
 from app.rules.seats import SEATS
 from app.rules.simulate import game_seeds
 from app.tournament.report import percentile
-
-
-def calibration() -> str:
-    """The machine calibration every benchmark prints: `python3 -m timeit sum(range(10000))`."""
-    done = subprocess.run(
-        [sys.executable, "-m", "timeit", "sum(range(10000))"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip()
 
 
 def play(
@@ -74,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f'calibration (python3 -m timeit "sum(range(10000))"): {calibration()}')
     print(f"Python {sys.version.split()[0]}, seed {args.seed}")
     print(f"{'level':<10}{'games':>6}{'decisions':>11}{'p50 ms':>10}{'p95 ms':>10}"
-          f"{'max ms':>10}{'wall p95':>10}{'game s':>9}")  # fmt: skip
+          f"{'max ms':>10}{'wall p95':>10}{'game s':>9}{'game wall s':>13}")  # fmt: skip
     for level in BotLevel:
         count = args.expert_games if level is BotLevel.EXPERT else args.games
         if count == 0:
@@ -82,18 +72,23 @@ def main(argv: list[str] | None = None) -> int:
         cpu: list[float] = []
         wall: list[float] = []
         games_cpu: list[float] = []
+        games_wall: list[float] = []
         for seed in game_seeds(count, args.seed):
-            c, w, g, _ = play(level, seed, budget)
+            c, w, g, gw = play(level, seed, budget)
             cpu += c
             wall += w
             games_cpu.append(g)
+            games_wall.append(gw)
         print(
             f"{level.value:<10}{count:>6}{len(cpu):>11}"
             f"{percentile(cpu, 0.5) * 1e3:>10.3f}{percentile(cpu, 0.95) * 1e3:>10.3f}"
             f"{max(cpu) * 1e3:>10.1f}{percentile(wall, 0.95) * 1e3:>10.3f}"
-            f"{sum(games_cpu) / len(games_cpu):>9.2f}"
+            f"{sum(games_cpu) / len(games_cpu):>9.2f}{sum(games_wall) / len(games_wall):>13.2f}"
         )
-    print("(CPU ms per decision; 'game s': mean CPU seconds of one game of four such bots)")
+    print(
+        "(CPU ms per decision; 'game s', 'game wall s': mean CPU and wall-clock seconds"
+        " of one game of four such bots)"
+    )
     return 0
 
 

@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import logging
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,8 @@ from pathlib import Path
 
 # Measure the checkout this script belongs to, whatever is installed.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _measure import calibration
 
 from app.rules.game import Game
 from app.rules.seats import Seat
@@ -41,17 +42,6 @@ from app.services.social import Viewer
 from app.settings import Settings
 
 SEATS = (Seat.EAST, Seat.SOUTH, Seat.WEST)
-
-
-def calibration() -> str:
-    """`python3 -m timeit "sum(range(10000))"` on this machine, now."""
-    out = subprocess.run(
-        [sys.executable, "-m", "timeit", "sum(range(10000))"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return out.stdout.strip()
 
 
 async def services_on(folder: Path, name: str, scale: float = 1.0) -> Services:

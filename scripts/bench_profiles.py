@@ -27,7 +27,6 @@ import asyncio
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -39,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import asyncpg  # type: ignore[import-untyped]
+from _measure import calibration
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.memory import MemoryBroker
@@ -56,17 +56,6 @@ from app.store.db import Database
 from app.store.migrate import upgrade
 
 SERVER = "postgresql://postgres@127.0.0.1:5432"
-
-
-def calibration() -> str:
-    """The machine's speed, as `python3 -m timeit "sum(range(10000))"` reports it."""
-    done = subprocess.run(
-        [sys.executable, "-m", "timeit", "sum(range(10000))"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.stdout.strip()
 
 
 async def fill(url: str, players: int, games: int) -> None:

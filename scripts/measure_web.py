@@ -30,6 +30,8 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _measure import calibration  # noqa: E402
+
 from tests.support.server import LiveServer  # noqa: E402
 from tests.web.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
@@ -37,15 +39,6 @@ DIST = ROOT / "web" / "dist"
 TOOLS = ROOT / "web" / ".tools"
 LIGHTHOUSE_VERSION = "12.8.2"
 AXE_VERSION = "4.10.3"
-
-
-def calibration() -> str:
-    """The machine's speed on a fixed Python loop (printed beside every figure)."""
-    out = subprocess.run(
-        [sys.executable, "-m", "timeit", "sum(range(10000))"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return out.stdout.strip()
 
 
 def js_sizes() -> tuple[int, int, list[tuple[str, int, int]]]:

@@ -143,34 +143,29 @@ def test_standard_attacks_opponents_nil() -> None:
     assert _play(k) == "5H"
 
 
-def test_standard_avoids_bags_once_contract_safe() -> None:
+def _north_fourth_to_hearts(
+    bids: tuple[int, int, int, int], tricks_won: tuple[int, int, int, int], played: int
+) -> str:
+    """NORTH's card, holding KH 2H 9C, last to a heart trick EAST 4, SOUTH 5, WEST 9,
+    after `played` other cards of the hand."""
     trick = [(E, "4H"), (S, "5H"), (W, "9H")]
-    earlier = played_except(24, "KH 2H 9C 4H 5H 9H")
+    earlier = played_except(played, "KH 2H 9C 4H 5H 9H")
+    k = situation(N, "KH 2H 9C", bids=bids, tricks_won=tricks_won, current=trick, played=earlier)
+    return _play(k)
+
+
+def test_standard_avoids_bags_once_contract_safe() -> None:
     # NORTH-SOUTH bid 4 and hold 3: NORTH wins the trick as cheaply as it can.
-    k = situation(
-        N, "KH 2H 9C", bids=(4, 3, 4, 3), tricks_won=(2, 2, 1, 1), current=trick, played=earlier
-    )
-    assert _play(k) == "KH"
+    assert _north_fourth_to_hearts((4, 3, 4, 3), (2, 2, 1, 1), played=24) == "KH"
     # They bid 3 and hold 3, the opponents made theirs: no bag.
-    k = situation(
-        N, "KH 2H 9C", bids=(2, 3, 3, 3), tricks_won=(2, 2, 1, 1), current=trick, played=earlier
-    )
-    assert _play(k) == "2H"
+    assert _north_fourth_to_hearts((2, 3, 3, 3), (2, 2, 1, 1), played=24) == "2H"
 
 
 def test_standard_sets_opponents_when_it_pays() -> None:
-    trick = [(E, "4H"), (S, "5H"), (W, "9H")]
-    earlier = played_except(36, "KH 2H 9C 4H 5H 9H")
     # 4 tricks left; NORTH-SOUTH made 2, EAST-WEST bid 6 and hold 3: setting them takes 2.
-    k = situation(
-        N, "KH 2H 9C", bids=(2, 3, 2, 6), tricks_won=(5, 1, 1, 2), current=trick, played=earlier
-    )
-    assert _play(k) == "KH"
+    assert _north_fourth_to_hearts((2, 3, 2, 6), (5, 1, 1, 2), played=36) == "KH"
     # Holding 5 of 6 they need one of 4: out of reach, so no bag for nothing.
-    k = situation(
-        N, "KH 2H 9C", bids=(2, 3, 2, 6), tricks_won=(3, 3, 1, 2), current=trick, played=earlier
-    )
-    assert _play(k) == "2H"
+    assert _north_fourth_to_hearts((2, 3, 2, 6), (3, 3, 1, 2), played=36) == "2H"
 
 
 # ----------------------------------------------------------------------------- basic

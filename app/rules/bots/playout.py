@@ -137,22 +137,29 @@ class Playout:
         self.current: list[Play] = list(k.current)
         self.leader = k.leader
         self.done = k.tricks_done
-        self.won = list(k.tricks_won)
+        # Tuples, rebuilt on the rare change (a trick won, a void shown), so that the
+        # knowledge object built for every card of a playout can share them as they are.
+        self.won: tuple[int, ...] = tuple(k.tricks_won)
         self.broken = k.spades_broken
         self.played = set(k.played)
-        self.voids = list(k.voids)
+        self.voids: tuple[frozenset[Suit], ...] = tuple(k.voids)
         self.bids = k.bids
         self.bid_order = k.bid_order
         self.scores = k.scores
         self.bags = k.bags
         self.number = k.hand_number
 
-    def knowledge(self, seat: Seat) -> SeatKnowledge:
-        """What `seat` knows in this world (without the trick history, which STANDARD
-        play does not read)."""
-        hand = self.hands[seat]
+    def legal(self, seat: Seat) -> list[Card]:
+        """`seat`'s legal plays now."""
         led = self.current[0][1].suit if self.current else None
-        legal = legal_plays(hand, led, self.done == 0, self.broken)
+        return legal_plays(self.hands[seat], led, self.done == 0, self.broken)
+
+    def knowledge(self, seat: Seat, legal: list[Card] | None = None) -> SeatKnowledge:
+        """What `seat` knows in this world (without the trick history, which STANDARD
+        play does not read); `legal` when already worked out."""
+        hand = self.hands[seat]
+        if legal is None:
+            legal = self.legal(seat)
         return SeatKnowledge(
             seat=seat,
             phase=Phase.PLAYING,
@@ -166,7 +173,7 @@ class Playout:
             current=tuple(self.current),
             leader=self.leader,
             spades_broken=self.broken,
-            tricks_won=tuple(self.won),
+            tricks_won=self.won,
             scores=self.scores,
             bags=self.bags,
             passed=(),
@@ -174,9 +181,9 @@ class Playout:
             turn=seat,
             legal=tuple(legal),
             played=frozenset(self.played),
-            voids=tuple(self.voids),
+            voids=self.voids,
             tricks_done=self.done,
-            counts=tuple(len(h) for h in self.hands),
+            counts=tuple(map(len, self.hands)),
         )
 
     def play(self, seat: Seat, card: Card) -> None:
@@ -186,14 +193,17 @@ class Playout:
         if current:
             led = current[0][1].suit
             if card.suit != led:
-                self.voids[seat] = self.voids[seat] | {led}
+                voids = self.voids
+                if led not in voids[seat]:
+                    self.voids = (*voids[:seat], voids[seat] | {led}, *voids[seat + 1 :])
                 if card.suit is Suit.SPADES:
                     self.broken = True
         current.append((seat, card))
         self.played.add(card)
         if len(current) == 4:
             winner, _ = current_best(current)
-            self.won[winner] += 1
+            won = self.won
+            self.won = (*won[:winner], won[winner] + 1, *won[winner + 1 :])
             self.leader = winner
             self.done += 1
             self.current = []
@@ -208,7 +218,11 @@ class Playout:
         """Play the hand out with STANDARD play."""
         while self.done < 13:
             seat = self.turn()
-            self.play(seat, standard_play(self.knowledge(seat)))
+            legal = self.legal(seat)
+            # A forced card is STANDARD's play without a look at the rest (no knowledge
+            # object to build: the last trick, and every singleton follow).
+            card = legal[0] if len(legal) == 1 else standard_play(self.knowledge(seat, legal))
+            self.play(seat, card)
 
     def margin(self, seat: Seat) -> int:
         """The hand's value to `seat`'s team minus the opponents'. A bag counts what it
