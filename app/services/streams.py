@@ -55,22 +55,32 @@ class Streams:
         self, viewer: Viewer, table_id: str, since: int | None
     ) -> AsyncIterator[GameMessage]:
         """`_game_updates`, counting the subscriber as connected to the table (presence)
-        from the moment the stream is set up to its end."""
-        present: list[bool] = []
+        from the moment the stream is set up to its end, while they are one of its
+        players (seated, or its away player): a spectator's watching is no seat's
+        connection, and one who sits down while watching is connected from then on."""
+        counted = False
 
-        async def ready() -> None:
-            if self.presence is not None:
+        async def place(table: TableSnapshot) -> None:
+            nonlocal counted
+            if self.presence is None:
+                return
+            player = table.seat_of(viewer.id) is not None or table.away_seat(viewer.id) is not None
+            if player and not counted:
+                counted = True
                 await self.presence.enter(table_id, viewer.id)
-                present.append(True)
+            elif counted and not player:
+                counted = False
+                self.presence.leave(table_id, viewer.id)
 
         try:
             async with contextlib.aclosing(
-                self._game_updates(viewer, table_id, since, ready)
+                self._game_updates(viewer, table_id, since, place)
             ) as stream:
                 async for message in stream:
+                    await place(message.table)
                     yield message
         finally:
-            if present and self.presence is not None:
+            if counted and self.presence is not None:
                 self.presence.leave(table_id, viewer.id)
 
     async def _game_updates(
@@ -78,7 +88,7 @@ class Streams:
         viewer: Viewer,
         table_id: str,
         since: int | None,
-        ready: Callable[[], Awaitable[None]],
+        ready: Callable[[TableSnapshot], Awaitable[None]],
     ) -> AsyncGenerator[GameMessage, None]:
         """Every change of the table's game in order, after a SNAPSHOT or the missed updates.
 
@@ -92,7 +102,7 @@ class Streams:
         channels = (game_channel(table_id), player_channel(viewer.id))
         with await self.broker.subscribe(*channels) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
-            await ready()
+            await ready(table)
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
                 yield GameMessage(SNAPSHOT, None, table)

@@ -204,3 +204,37 @@ async def test_a_waiting_table_without_a_connected_human_closes(server: LiveServ
         # The table whose host is connected stays open.
         status = await host.call("query($t: ID!) { table(id: $t) { status } }", t=kept)
         assert status["table"]["status"] == "WAITING"
+
+
+async def test_a_spectators_watching_is_no_seats_connection(server: LiveServer) -> None:
+    (host, watcher) = await signed_up(server, 2)
+    table_id = (await host.create_table())["id"]
+    before_watching = time.time()
+    async with game_updates(watcher, table_id) as watching:
+        await watching.next()
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(3.5 + 1.0)  # past the grace period: the watching has ended
+    await watcher.join(table_id, "EAST")
+    rows = (
+        await host.call(
+            "query($t: ID!) { presence(tableId: $t) { seat playerId connected changedAt } }",
+            t=table_id,
+        )
+    )["presence"]
+    east = rows[1]
+    assert (east["playerId"], east["connected"]) == (watcher.player_id, False)
+    # Never connected as a player: nothing of the watching before they sat shows.
+    assert instant(east["changedAt"]) <= before_watching
+
+
+async def test_a_spectator_who_sits_down_while_watching_is_connected(server: LiveServer) -> None:
+    (host, watcher) = await signed_up(server, 2)
+    table_id = (await host.create_table())["id"]
+    async with game_updates(watcher, table_id) as watching:
+        await watching.next()
+        assert (await presence(host, table_id))["EAST"] is False
+        await watcher.join(table_id, "EAST")
+        await watching.until(lambda u: u["event"] == "SEAT_TAKEN")
+        await wait_for_presence(
+            host, table_id, {"NORTH": False, "EAST": True, "SOUTH": False, "WEST": False}
+        )
