@@ -27,6 +27,13 @@ SNAPSHOT = GameEvent.SNAPSHOT
 
 LobbyChange = tuple[LobbyEvent, str, TableSnapshot | None]
 
+# The replayed event of the mid-game log entries that change the table, not the game.
+_TABLE_EVENTS = {
+    "timeout": GameEvent.TURN_TIMED_OUT,
+    "release": GameEvent.PLAYER_REPLACED,
+    "close": GameEvent.TABLE_CLOSED,
+}
+
 
 class Streams:
     """Subscriptions, each projected later for its own subscriber by the API layer."""
@@ -192,12 +199,12 @@ class Streams:
             if "away" in log_entry:  # a bot stands in for an absent human from here on
                 absent = log_entry["away"]
                 away[Seat[log_entry["seat"]]] = Occupant(absent, names.get(absent))
-            elif kind == "reclaim":
+            elif kind in ("reclaim", "release"):
                 away[Seat[log_entry["seat"]]] = None
-            if kind in ("timeout", "close") and since < seq <= table.version:
-                closing = GameEvent.TURN_TIMED_OUT if kind == "timeout" else GameEvent.TABLE_CLOSED
-                seat = Seat[log_entry["seat"]] if kind == "timeout" else None
-                out.append(_replayed(table, closing, seat, game.copy(), seq, names, away))
+            if kind in _TABLE_EVENTS and since < seq <= table.version:
+                seat = Seat[log_entry["seat"]] if "seat" in log_entry else None
+                event = _TABLE_EVENTS[kind]
+                out.append(_replayed(table, event, seat, game.copy(), seq, names, away))
                 continue
             move = entry_move(log_entry)
             if move is None:
