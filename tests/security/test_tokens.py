@@ -25,9 +25,8 @@ from app.broker.memory import MemoryBroker
 from app.services.auth import Player, hash_token
 from app.services.hub import Services
 from app.settings import Settings
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
-from .conftest import running
 from .helpers import (
     Gql,
     code_of,

@@ -19,6 +19,7 @@ from tests.support.live import (
     LIVE_UPDATES,
     RECLAIM,
     game_updates,
+    hosting_bots,
     instant,
     refusal_code,
     seat_of,
@@ -136,11 +137,7 @@ async def test_the_view_shows_the_deadline_of_a_humans_turn_only(server: LiveSer
     assert (await untimed["EAST"].call(LIVE_GAME, t=untimed_id))["game"]["turnDeadline"] is None
     # A bot's turn is not timed.
     (host,) = await signed_up(server, 1)
-    bots_id = (await host.create_table(seed=3, turnSeconds=10))["id"]
-    async with game_updates(host, bots_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(bots_id, seat)
+    async with hosting_bots(host, seed=3, turnSeconds=10) as (_, updates):
         started = await updates.until(lambda u: u["event"] == "GAME_STARTED")
         assert started["view"]["turn"] == "EAST"
         assert started["view"]["turnDeadline"] is None
@@ -280,11 +277,7 @@ async def test_a_withheld_seat_times_out_into_a_reveal_and_a_bid_never_blind_nil
 
 async def test_a_table_whose_humans_are_only_away_plays_on_with_bots(server: LiveServer) -> None:
     (host,) = await signed_up(server, 1)
-    table_id = (await host.create_table(seed=5, turnSeconds=5))["id"]
-    async with game_updates(host, table_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(table_id, seat)
+    async with hosting_bots(host, seed=5, turnSeconds=5) as (table_id, updates):
         replaced = await updates.until(lambda u: u["event"] == "PLAYER_REPLACED", timeout=30)
         assert replaced["seat"] == "NORTH"
         # Only bots sit now, but the host may come back: the game goes on.
@@ -353,11 +346,7 @@ async def test_reclaiming_after_game_over_is_the_wrong_phase(server: LiveServer)
     # One human and three bots; the human is replaced after two timeouts and the bots
     # finish the game. The away player then asks too late.
     (host,) = await signed_up(server, 1)
-    table_id = (await host.create_table(seed=9, turnSeconds=5))["id"]
-    async with game_updates(host, table_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(table_id, seat)
+    async with hosting_bots(host, seed=9, turnSeconds=5) as (table_id, updates):
         await updates.until(lambda u: u["event"] == "GAME_OVER", timeout=120)
     assert await refusal_code(host, RECLAIM, t=table_id) == "WRONG_PHASE"
 

@@ -17,7 +17,7 @@ from websockets.typing import Subprotocol
 
 from tests.support.client import Api
 from tests.support.play import GAME_UPDATES, take_turn
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
 from .clients import run_node
 
@@ -188,9 +188,8 @@ async def test_the_upgrade_answer_names_the_subprotocol(
 
 
 async def test_an_origin_not_allowed_closes_with_4403(tmp_path: Path) -> None:
-    live = LiveServer(tmp_path / "spades.db", env={"SPADES_ALLOWED_ORIGINS": "http://ok.example"})
-    live.start()
-    try:
+    origins = {"SPADES_ALLOWED_ORIGINS": "http://ok.example"}
+    with running(tmp_path / "spades.db", env=origins) as live:
         for protocol in (LEGACY, TRANSPORT):
             async with connect(
                 live.ws_url,
@@ -205,8 +204,6 @@ async def test_an_origin_not_allowed_closes_with_4403(tmp_path: Path) -> None:
         ) as socket:
             await socket.send(json.dumps({"type": "connection_init"}))
             assert (await receive(socket))["type"] == "connection_ack"
-    finally:
-        live.stop()
 
 
 def test_a_subscriptions_transport_ws_client_receives_a_snapshot_and_the_updates_of_a_move(
@@ -221,12 +218,10 @@ def test_a_subscriptions_transport_ws_client_receives_a_snapshot_and_the_updates
 
 
 async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) -> None:
-    live = LiveServer(
+    with running(
         tmp_path / "spades.db",
         env={"SPADES_WS_CONNECTIONS_PER_PLAYER": "1", "SPADES_SUBSCRIPTIONS_PER_PLAYER": "1"},
-    )
-    live.start()
-    try:
+    ) as live:
         alice = await Api(live).sign_up()
         async with legacy(live, alice.token) as first:
             lobby = {"query": "subscription { lobbyUpdates { event } }"}
@@ -244,21 +239,15 @@ async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) 
             # One subscription too many: closed with 4429, the reason naming the limit.
             code, reason = await close_of(first)
             assert code == 4429 and "at most 1 live subscriptions" in reason, reason
-    finally:
-        live.stop()
 
 
 async def test_a_socket_that_never_initialises_is_closed_on_both_protocols(
     tmp_path: Path,
 ) -> None:
-    live = LiveServer(tmp_path / "spades.db", env={"SPADES_WS_INIT_TIMEOUT_SECONDS": "1"})
-    live.start()
-    try:
+    with running(tmp_path / "spades.db", env={"SPADES_WS_INIT_TIMEOUT_SECONDS": "1"}) as live:
         for protocol in (LEGACY, TRANSPORT):
             async with connect(live.ws_url, subprotocols=[protocol]) as socket:
                 assert await close_of(socket) == (4408, "Connection initialisation timeout")
-    finally:
-        live.stop()
 
 
 PLAY_ACE = (
@@ -271,9 +260,7 @@ async def test_an_operation_over_a_rate_limit_closes_the_socket_with_4429(
 ) -> None:
     # Only graphql-transport-ws carries mutations (the legacy protocol runs subscriptions,
     # whose limit is the per-player cap: test_the_legacy_protocol_has_the_same_...caps).
-    live = LiveServer(tmp_path / "spades.db", env={"SPADES_RATE_LIMITS": "1"})
-    live.start()
-    try:
+    with running(tmp_path / "spades.db", env={"SPADES_RATE_LIMITS": "1"}) as live:
         alice = await Api(live).sign_up()
         table = str((await alice.create_table())["id"])  # waiting: a move is WRONG_PHASE
         start = "subscribe"
@@ -301,5 +288,3 @@ async def test_an_operation_over_a_rate_limit_closes_the_socket_with_4429(
         assert "retry after" in closed.value.rcvd.reason, closed.value.rcvd.reason
         # The limit never came as an error message.
         assert "RATE_LIMITED" not in codes, codes
-    finally:
-        live.stop()

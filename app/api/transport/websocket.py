@@ -121,16 +121,17 @@ class ClosesWhenLimited:
             await self.websocket.close(code=CLOSE_TOO_MANY, reason=reason)
 
 
-def _transport_problem(message: object) -> str | None:
-    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+def _envelope_problem(message: object, with_id: tuple[str, ...]) -> str | None:
+    """What is wrong with a message's type, or the id of the kinds `with_id` need."""
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         return "Failed to parse message"
-    kind = message["type"]
-    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+    if message["type"] in with_id and not isinstance(message.get("id"), str):
         return "Failed to parse message"
-    if kind != "subscribe":
-        return None
-    payload = message.get("payload")
+    return None
+
+
+def _operation_problem(payload: object) -> str | None:
+    """What is wrong with the payload that starts an operation (either protocol)."""
     if not isinstance(payload, dict):
         return "Invalid subscribe message payload"
     query = payload.get("query")
@@ -140,6 +141,21 @@ def _transport_problem(message: object) -> str | None:
         if payload.get(key) is not None and not isinstance(payload[key], kinds):
             return "Invalid subscribe message payload"
     return None
+
+
+def _transport_problem(message: object) -> str | None:
+    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+    problem = _envelope_problem(message, ("subscribe", "complete"))
+    if problem is not None or cast(dict[str, Any], message)["type"] != "subscribe":
+        return problem
+    return _operation_problem(cast(dict[str, Any], message).get("payload"))
+
+
+def _ack(ack: object) -> Any:
+    """The connection_ack message, with the payload `on_ws_connect` gave, if any."""
+    if isinstance(ack, UnsetType) or ack is None:
+        return {"type": "connection_ack"}
+    return {"type": "connection_ack", "payload": ack}
 
 
 class CheckedTransportWSHandler(
@@ -185,10 +201,7 @@ class CheckedTransportWSHandler(
         except ConnectionRejectionError:
             await self.websocket.close(code=CLOSE_UNAUTHORIZED, reason="connection refused")
             return
-        if isinstance(ack, UnsetType) or ack is None:
-            await self.send_message({"type": "connection_ack"})
-        else:
-            await self.send_message({"type": "connection_ack", "payload": ack})
+        await self.send_message(_ack(ack))
         self.connection_acknowledged = True
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
@@ -211,14 +224,10 @@ class CheckedTransportWSHandler(
 
 def _legacy_problem(message: object) -> str | None:
     """What is wrong with the shape of a legacy graphql-ws message, if anything."""
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return "Failed to parse message"
-    kind = message["type"]
-    if kind in ("start", "stop") and not isinstance(message.get("id"), str):
-        return "Failed to parse message"
-    if kind != "start":
-        return None
-    return _transport_problem({**message, "type": "subscribe"})
+    problem = _envelope_problem(message, ("start", "stop"))
+    if problem is not None or cast(dict[str, Any], message)["type"] != "start":
+        return problem
+    return _operation_problem(cast(dict[str, Any], message).get("payload"))
 
 
 class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Context, None]):
@@ -283,10 +292,7 @@ class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Cont
             await self.send_message({"type": "connection_error", "payload": {"message": reason}})
             await self.websocket.close(code=code, reason=reason)
             return
-        if isinstance(ack, UnsetType) or ack is None:
-            await self.send_message({"type": "connection_ack"})
-        else:
-            await self.send_message({"type": "connection_ack", "payload": ack})
+        await self.send_message(_ack(ack))
         self.connection_acknowledged = True
         if self.keep_alive:
             self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())
