@@ -246,7 +246,10 @@ class PresenceService:
         table_id, player_id = key
         mark = (await self.store.marks(table_id)).get(player_id)
         if mark is None or mark.connected or mark.changed_at != since:
-            return  # back since, or disconnected again later (a later window counts)
+            # Back since, or disconnected again later (a later window counts: settling
+            # drops only the entry of `since`).
+            await self.store.settle(table_id, player_id, since)
+            return
 
         def decide(table: TableSnapshot) -> Change:
             seat = table.seat_of(player_id)
