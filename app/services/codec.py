@@ -12,10 +12,10 @@ from app.rules.seats import Seat
 LogEntry = dict[str, Any]
 
 # Log entries that change the table, not the game (seats, options, host, rematch, a
-# timeout, the closing).
+# timeout, an away player giving up their claim, the closing).
 REMATCH_ENTRIES = frozenset({"rematch", "rematch_started"})
 TABLE_ENTRIES = frozenset(
-    {"sit", "leave", "start", "options", "host", "timeout", "close", *REMATCH_ENTRIES}
+    {"sit", "leave", "start", "options", "host", "timeout", "release", "close", *REMATCH_ENTRIES}
 )
 
 

@@ -27,6 +27,13 @@ SNAPSHOT = GameEvent.SNAPSHOT
 
 LobbyChange = tuple[LobbyEvent, str, TableSnapshot | None]
 
+# The replayed event of the mid-game log entries that change the table, not the game.
+_TABLE_EVENTS = {
+    "timeout": GameEvent.TURN_TIMED_OUT,
+    "release": GameEvent.PLAYER_REPLACED,
+    "close": GameEvent.TABLE_CLOSED,
+}
+
 
 class Streams:
     """Subscriptions, each projected later for its own subscriber by the API layer."""
@@ -55,22 +62,32 @@ class Streams:
         self, viewer: Viewer, table_id: str, since: int | None
     ) -> AsyncIterator[GameMessage]:
         """`_game_updates`, counting the subscriber as connected to the table (presence)
-        from the moment the stream is set up to its end."""
-        present: list[bool] = []
+        from the moment the stream is set up to its end, while they are one of its
+        players (seated, or its away player): a spectator's watching is no seat's
+        connection, and one who sits down while watching is connected from then on."""
+        counted = False
 
-        async def ready() -> None:
-            if self.presence is not None:
+        async def place(table: TableSnapshot) -> None:
+            nonlocal counted
+            if self.presence is None:
+                return
+            player = table.seat_of(viewer.id) is not None or table.away_seat(viewer.id) is not None
+            if player and not counted:
+                counted = True
                 await self.presence.enter(table_id, viewer.id)
-                present.append(True)
+            elif counted and not player:
+                counted = False
+                self.presence.leave(table_id, viewer.id)
 
         try:
             async with contextlib.aclosing(
-                self._game_updates(viewer, table_id, since, ready)
+                self._game_updates(viewer, table_id, since, place)
             ) as stream:
                 async for message in stream:
+                    await place(message.table)
                     yield message
         finally:
-            if present and self.presence is not None:
+            if counted and self.presence is not None:
                 self.presence.leave(table_id, viewer.id)
 
     async def _game_updates(
@@ -78,7 +95,7 @@ class Streams:
         viewer: Viewer,
         table_id: str,
         since: int | None,
-        ready: Callable[[], Awaitable[None]],
+        ready: Callable[[TableSnapshot], Awaitable[None]],
     ) -> AsyncGenerator[GameMessage, None]:
         """Every change of the table's game in order, after a SNAPSHOT or the missed updates.
 
@@ -92,7 +109,7 @@ class Streams:
         channels = (game_channel(table_id), player_channel(viewer.id))
         with await self.broker.subscribe(*channels) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
-            await ready()
+            await ready(table)
             missed = await self._missed(table, since) if since is not None else None
             if missed is None:
                 yield GameMessage(SNAPSHOT, None, table)
@@ -182,12 +199,12 @@ class Streams:
             if "away" in log_entry:  # a bot stands in for an absent human from here on
                 absent = log_entry["away"]
                 away[Seat[log_entry["seat"]]] = Occupant(absent, names.get(absent))
-            elif kind == "reclaim":
+            elif kind in ("reclaim", "release"):
                 away[Seat[log_entry["seat"]]] = None
-            if kind in ("timeout", "close") and since < seq <= table.version:
-                closing = GameEvent.TURN_TIMED_OUT if kind == "timeout" else GameEvent.TABLE_CLOSED
-                seat = Seat[log_entry["seat"]] if kind == "timeout" else None
-                out.append(_replayed(table, closing, seat, game.copy(), seq, names, away))
+            if kind in _TABLE_EVENTS and since < seq <= table.version:
+                seat = Seat[log_entry["seat"]] if "seat" in log_entry else None
+                event = _TABLE_EVENTS[kind]
+                out.append(_replayed(table, event, seat, game.copy(), seq, names, away))
                 continue
             move = entry_move(log_entry)
             if move is None:

@@ -227,12 +227,18 @@ class TableService:
         return after
 
     async def leave(self, viewer: Viewer, table_id: str) -> TableSnapshot:
-        """Leave a table. Mid-game a bot takes the seat at once."""
+        """Leave a table. Mid-game a bot takes the seat at once; an away player leaving
+        gives up their claim (the bot keeps the seat, and they cannot reclaim it)."""
         await self.get_visible(viewer, table_id)
 
         def decide(table: TableSnapshot) -> Change:
             self.visible(viewer, table)
             seat = table.seat_of(viewer.id)
+            away = table.away_seat(viewer.id)
+            if seat is None and away is not None and table.status is TableStatus.PLAYING:
+                return _give_up_claim(table, away)
+            if seat is None and away is not None:
+                raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
             if seat is None:
                 raise RuleError(ErrorCode.FORBIDDEN, "you do not sit at this table")
             if table.status is TableStatus.WAITING:
@@ -504,6 +510,29 @@ def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
     if not humans and all(a is None for a in replaced.away):
         # Nobody could come back: the game is abandoned rather than run by bots alone.
         close_table(replaced, change)
+    return change
+
+
+def _give_up_claim(table: TableSnapshot, seat: Seat) -> Change:
+    """The away player of `seat` leaves: the bot standing in keeps the seat for good
+    (PLAYER_REPLACED, as after leaving while seated); the host passes on if it was them;
+    without any human left to come back, the table then closes."""
+    away = table.away[seat]
+    assert away is not None
+    still_away = list(table.away)
+    still_away[seat] = None
+    host_id, host_name = table.host_id, table.host_name
+    if host_id == away.player_id and (heir := _next_host(table, seat)) is not None:
+        host_id, host_name = heir.player_id, heir.username or "?"
+    released = table.evolve(
+        away=tuple(still_away), version=table.version + 1, host_id=host_id, host_name=host_name
+    )
+    change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
+    change.add(GameEvent.PLAYER_REPLACED, released, seat)
+    change.log_entry(released.version, 1, {"type": "release", "seat": seat.name})
+    humans = any(o is not None and not o.is_bot for o in released.occupants)
+    if not humans and all(a is None for a in released.away):
+        close_table(released, change)  # nobody could come back, as after the last leaving
     return change
 
 

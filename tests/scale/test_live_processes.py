@@ -1,7 +1,8 @@
 """Live tables across two server processes on one PostgreSQL and one Redis: a deadline
 fires once (one timeout, one move made for the seat) with both processes watching it,
 and still fires when the process that armed it is SIGKILLed; a SIGKILLed process's
-players are shown disconnected to the others within 30 s."""
+players are shown disconnected to the others within 30 s; a player disconnected past the
+reconnect window is replaced once, even when the process that saw them go is killed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.live import game_updates, presence_updates
+from tests.support.live import game_updates, presence_updates, seat_of
 from tests.support.server import LiveServer
 
 from .harness import (
@@ -108,3 +109,65 @@ async def test_a_killed_processs_players_are_shown_disconnected_within_30_s(pair
         assert gone["playerId"] == guest.player_id
         assert time.monotonic() - killed_at <= 30
         await asyncio.sleep(0)
+
+
+@pytest.fixture
+def quick_replacement(tmp_path: Path) -> Iterator[Cluster]:
+    """Processes A and B with a 6-second reconnect window (60 s in production)."""
+    with two_processes(tmp_path, {"SPADES_RECONNECT_SECONDS": str(RECONNECT)}) as both:
+        yield both
+
+
+RECONNECT = 6.0
+
+
+async def mid_game(cluster: Cluster) -> tuple[FastApi, FastApi, str]:
+    """A game in play: NORTH's player talks to A, EAST's to B, bots in SOUTH and WEST."""
+    north = await FastApi(cluster.a).sign_up()
+    east = await FastApi(cluster.b).sign_up()
+    table_id = str((await north.create_table(seed=5, turnSeconds=300))["id"])
+    await east.join(table_id, "EAST")
+    for seat in ("SOUTH", "WEST"):
+        await north.add_bot(table_id, seat)
+    return north, east, table_id
+
+
+async def north_goes_away(cluster: Cluster, north: FastApi, east: FastApi, table_id: str) -> None:
+    """NORTH holds a gameUpdates subscription on A, closes it, and is shown disconnected
+    (A saw the disconnection and started the reconnect window)."""
+    async with presence_updates(east, table_id) as watching:
+        async with game_updates(north, table_id) as on_a:
+            await on_a.next()
+            await watching.until(lambda e: e["seat"] == "NORTH" and e["connected"], timeout=10)
+        await watching.until(lambda e: e["seat"] == "NORTH" and not e["connected"], timeout=10)
+
+
+async def replaced_once(cluster: Cluster, east: FastApi, table_id: str, north: FastApi) -> None:
+    """EAST (on B) sees NORTH's seat taken by a bot once; the move log has it once."""
+    async with game_updates(east, table_id) as on_b:
+        await on_b.next()
+        replaced = await on_b.until(lambda u: u["event"] == "PLAYER_REPLACED", timeout=30)
+        assert replaced["seat"] == "NORTH"
+        seat = seat_of(replaced["view"], "NORTH")
+        assert seat["isBot"] is True and seat["awayPlayer"]["id"] == north.player_id
+        await on_b.quiet(RECONNECT)  # every process's sweep has looked again by now
+        assert on_b.events.count("PLAYER_REPLACED") == 1
+    moves = await logged_moves(cluster.database_url, table_id)
+    assert [m.get("away") for m in moves if m.get("away")] == [north.player_id]
+
+
+async def test_a_disconnected_player_is_replaced_once_with_two_processes_watching(
+    quick_replacement: Cluster,
+) -> None:
+    north, east, table_id = await mid_game(quick_replacement)
+    await north_goes_away(quick_replacement, north, east, table_id)
+    await replaced_once(quick_replacement, east, table_id, north)
+
+
+async def test_a_disconnected_player_is_replaced_after_the_process_that_saw_it_is_killed(
+    quick_replacement: Cluster,
+) -> None:
+    north, east, table_id = await mid_game(quick_replacement)
+    await north_goes_away(quick_replacement, north, east, table_id)
+    quick_replacement.a.stop(kill=True)  # the reconnect window A was timing dies with it
+    await replaced_once(quick_replacement, east, table_id, north)

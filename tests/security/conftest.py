@@ -5,29 +5,14 @@ processes."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 from tests.support.services import postgres_database, redis_url
 
 from .helpers import PASSWORD, random_loopback, unique_name
-
-
-@contextmanager
-def running(
-    database: Path, env: dict[str, str] | None = None, database_url: str | None = None
-) -> Iterator[LiveServer]:
-    """A live server for the duration of the block."""
-    live = LiveServer(database, env=env, database_url=database_url)
-    live.start(timeout=60)
-    try:
-        yield live
-    finally:
-        live.stop()
 
 
 def sign_up_now(server: LiveServer, source: str | None = None) -> tuple[str, str, str]:

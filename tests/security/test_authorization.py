@@ -17,9 +17,8 @@ import httpx
 import pytest
 from graphql import build_schema
 
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
-from .conftest import running
 from .helpers import Gql, code_of, http_client, receive, subscribe, ws_connection
 
 SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())

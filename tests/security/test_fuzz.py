@@ -40,9 +40,8 @@ from app.api.transport.refusals import RefusalCode
 from app.rules.game import Game
 from app.rules.serialize import game_to_data
 from app.services.codec import entry_move
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
-from .conftest import running
 from .helpers import PASSWORD, Gql, ws_connection
 
 SCHEMA = build_schema((Path(__file__).resolve().parents[2] / "schema.graphql").read_text())

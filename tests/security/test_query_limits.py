@@ -10,9 +10,9 @@ import pytest
 from graphql import get_introspection_query
 from websockets.exceptions import ConnectionClosed
 
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
-from .conftest import running, sign_up_now
+from .conftest import sign_up_now
 from .helpers import Gql, http_client, receive, subscribe, ws_connection
 
 # Tighter limits than the defaults, to show that each setting is honoured.

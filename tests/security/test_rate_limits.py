@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from app.services.limits import LIMITS, Rule
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
-from .conftest import running
 from .helpers import Gql, code_of, http_client, random_loopback, unique_name
 
 SIGN_IN = "mutation($u: String!, $p: String!) { signIn(username: $u, password: $p) { token } }"

@@ -69,6 +69,21 @@ async def all_connected(
             await stack.aclose()
 
 
+@asynccontextmanager
+async def watched_by(
+    server: LiveServer, watcher: str
+) -> AsyncIterator[tuple[str, dict[str, FastApi], dict[str, AsyncExitStack], Updates]]:
+    """Four humans all connected to a table, `watcher` holding a presenceUpdates
+    subscription whose first four entries (every seat connected) have been read."""
+    table_id, players = await four_humans(server)
+    async with (
+        all_connected(table_id, players) as stacks,
+        presence_updates(players[watcher], table_id) as watching,
+    ):
+        assert await initial(watching) == dict.fromkeys(SEATS, True)
+        yield table_id, players, stacks, watching
+
+
 async def wait_for_presence(
     api: FastApi, table_id: str, wanted: dict[str, bool], timeout: float = 10.0
 ) -> None:
@@ -124,12 +139,7 @@ async def test_presence_is_for_those_who_may_see_the_game(server: LiveServer) ->
 async def test_a_disconnection_is_seen_within_5_s_and_a_reconnection_at_once(
     server: LiveServer,
 ) -> None:
-    table_id, players = await four_humans(server)
-    async with (
-        all_connected(table_id, players) as stacks,
-        presence_updates(players["NORTH"], table_id) as watching,
-    ):
-        assert await initial(watching) == dict.fromkeys(SEATS, True)
+    async with watched_by(server, "NORTH") as (table_id, players, stacks, watching):
         closed_at = time.monotonic()
         await stacks["EAST"].aclose()  # EAST closes the tab
         gone = await watching.next(timeout=8)
@@ -150,12 +160,7 @@ async def test_a_disconnection_is_seen_within_5_s_and_a_reconnection_at_once(
 
 
 async def test_a_reload_within_3_s_shows_no_change(server: LiveServer) -> None:
-    table_id, players = await four_humans(server)
-    async with (
-        all_connected(table_id, players) as stacks,
-        presence_updates(players["SOUTH"], table_id) as watching,
-    ):
-        await initial(watching)
+    async with watched_by(server, "SOUTH") as (table_id, players, stacks, watching):
         await stacks["WEST"].aclose()
         await asyncio.sleep(2.0)  # a slow page reload
         async with game_updates(players["WEST"], table_id) as again:
@@ -204,3 +209,37 @@ async def test_a_waiting_table_without_a_connected_human_closes(server: LiveServ
         # The table whose host is connected stays open.
         status = await host.call("query($t: ID!) { table(id: $t) { status } }", t=kept)
         assert status["table"]["status"] == "WAITING"
+
+
+async def test_a_spectators_watching_is_no_seats_connection(server: LiveServer) -> None:
+    (host, watcher) = await signed_up(server, 2)
+    table_id = (await host.create_table())["id"]
+    before_watching = time.time()
+    async with game_updates(watcher, table_id) as watching:
+        await watching.next()
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(3.5 + 1.0)  # past the grace period: the watching has ended
+    await watcher.join(table_id, "EAST")
+    rows = (
+        await host.call(
+            "query($t: ID!) { presence(tableId: $t) { seat playerId connected changedAt } }",
+            t=table_id,
+        )
+    )["presence"]
+    east = rows[1]
+    assert (east["playerId"], east["connected"]) == (watcher.player_id, False)
+    # Never connected as a player: nothing of the watching before they sat shows.
+    assert instant(east["changedAt"]) <= before_watching
+
+
+async def test_a_spectator_who_sits_down_while_watching_is_connected(server: LiveServer) -> None:
+    (host, watcher) = await signed_up(server, 2)
+    table_id = (await host.create_table())["id"]
+    async with game_updates(watcher, table_id) as watching:
+        await watching.next()
+        assert (await presence(host, table_id))["EAST"] is False
+        await watcher.join(table_id, "EAST")
+        await watching.until(lambda u: u["event"] == "SEAT_TAKEN")
+        await wait_for_presence(
+            host, table_id, {"NORTH": False, "EAST": True, "SOUTH": False, "WEST": False}
+        )

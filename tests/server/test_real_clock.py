@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.live import LIVE_GAME, game_updates, instant, seat_of
+from tests.support.live import LIVE_GAME, game_updates, hosting_bots, instant, seat_of
 from tests.support.scenarios import signed_up
 from tests.support.server import LiveServer
 
@@ -28,11 +28,7 @@ async def test_a_silent_human_is_played_for_after_5_real_seconds(
     fresh_server: LiveServer,
 ) -> None:
     (host,) = await signed_up(fresh_server, 1)
-    table_id = (await host.create_table(seed=21, turnSeconds=5))["id"]
-    async with game_updates(host, table_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(table_id, seat)
+    async with hosting_bots(host, seed=21, turnSeconds=5) as (_, updates):
         # Bots bid first (dealer NORTH: EAST, SOUTH, WEST), then NORTH's turn starts.
         turn = await updates.until(lambda u: u["view"]["turn"] == "NORTH", timeout=10)
         started = time.time()

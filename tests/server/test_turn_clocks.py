@@ -19,6 +19,7 @@ from tests.support.live import (
     LIVE_UPDATES,
     RECLAIM,
     game_updates,
+    hosting_bots,
     instant,
     refusal_code,
     seat_of,
@@ -136,11 +137,7 @@ async def test_the_view_shows_the_deadline_of_a_humans_turn_only(server: LiveSer
     assert (await untimed["EAST"].call(LIVE_GAME, t=untimed_id))["game"]["turnDeadline"] is None
     # A bot's turn is not timed.
     (host,) = await signed_up(server, 1)
-    bots_id = (await host.create_table(seed=3, turnSeconds=10))["id"]
-    async with game_updates(host, bots_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(bots_id, seat)
+    async with hosting_bots(host, seed=3, turnSeconds=10) as (_, updates):
         started = await updates.until(lambda u: u["event"] == "GAME_STARTED")
         assert started["view"]["turn"] == "EAST"
         assert started["view"]["turnDeadline"] is None
@@ -280,11 +277,7 @@ async def test_a_withheld_seat_times_out_into_a_reveal_and_a_bid_never_blind_nil
 
 async def test_a_table_whose_humans_are_only_away_plays_on_with_bots(server: LiveServer) -> None:
     (host,) = await signed_up(server, 1)
-    table_id = (await host.create_table(seed=5, turnSeconds=5))["id"]
-    async with game_updates(host, table_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(table_id, seat)
+    async with hosting_bots(host, seed=5, turnSeconds=5) as (table_id, updates):
         replaced = await updates.until(lambda u: u["event"] == "PLAYER_REPLACED", timeout=30)
         assert replaced["seat"] == "NORTH"
         # Only bots sit now, but the host may come back: the game goes on.
@@ -305,15 +298,55 @@ async def test_a_player_who_left_cannot_reclaim(server: LiveServer) -> None:
     assert await refusal_code(players["WEST"], RECLAIM, t=table_id) in ("FORBIDDEN", "NOT_FOUND")
 
 
+async def test_an_away_player_who_leaves_gives_up_the_seat_to_the_bot(
+    server: LiveServer,
+) -> None:
+    # NORTH (the host) and EAST stay silent: both are replaced and become away players.
+    (north, east) = await signed_up(server, 2)
+    table_id = (await north.create_table(seed=5, turnSeconds=5))["id"]
+    await east.join(table_id, "EAST")
+    async with game_updates(north, table_id) as updates:
+        await updates.next()
+        for seat in ("SOUTH", "WEST"):
+            await north.add_bot(table_id, seat)
+        for seat in ("EAST", "NORTH"):
+            await updates.until(
+                lambda u, seat=seat: u["event"] == "PLAYER_REPLACED" and u["seat"] == seat,
+                timeout=30,
+            )
+        # EAST leaves: the bot keeps the seat for good; NORTH could still come back.
+        assert await east.leave(table_id) is True
+        left = await updates.until(
+            lambda u: u["event"] == "PLAYER_REPLACED" and u["seat"] == "EAST", timeout=10
+        )
+        assert seat_of(left["view"], "EAST")["isBot"] is True
+        assert seat_of(left["view"], "EAST")["awayPlayer"] is None
+        assert seat_of(left["view"], "NORTH")["awayPlayer"]["id"] == north.player_id
+        assert await refusal_code(east, RECLAIM, t=table_id) == "FORBIDDEN"
+        table = await north.call("query($t: ID!) { table(id: $t) { status } }", t=table_id)
+        assert table["table"]["status"] == "PLAYING"
+        # `since` replays the leaving like any change.
+        async with game_updates(north, table_id, since=left["view"]["version"] - 1) as replay:
+            again = await replay.next()
+        assert (again["event"], again["seat"]) == ("PLAYER_REPLACED", "EAST")
+        assert again["view"]["seats"] == left["view"]["seats"]
+        # The last away player leaving: nobody could come back, the table closes.
+        assert await north.leave(table_id) is True
+        gone = await updates.until(
+            lambda u: u["event"] == "PLAYER_REPLACED" and u["seat"] == "NORTH", timeout=10
+        )
+        closed = await updates.next()
+        assert closed["event"] == "TABLE_CLOSED"
+        assert closed["view"]["version"] == gone["view"]["version"] + 1
+    assert await refusal_code(north, RECLAIM, t=table_id) in ("FORBIDDEN", "WRONG_PHASE")
+    assert_log_without_gaps(server.database, table_id)
+
+
 async def test_reclaiming_after_game_over_is_the_wrong_phase(server: LiveServer) -> None:
     # One human and three bots; the human is replaced after two timeouts and the bots
     # finish the game. The away player then asks too late.
     (host,) = await signed_up(server, 1)
-    table_id = (await host.create_table(seed=9, turnSeconds=5))["id"]
-    async with game_updates(host, table_id) as updates:
-        await updates.next()
-        for seat in ("EAST", "SOUTH", "WEST"):
-            await host.add_bot(table_id, seat)
+    async with hosting_bots(host, seed=9, turnSeconds=5) as (table_id, updates):
         await updates.until(lambda u: u["event"] == "GAME_OVER", timeout=120)
     assert await refusal_code(host, RECLAIM, t=table_id) == "WRONG_PHASE"
 

@@ -88,6 +88,19 @@ async def game_updates(api: Api, table_id: str, since: int | None = None) -> Asy
 
 
 @asynccontextmanager
+async def hosting_bots(api: Api, **options: Any) -> AsyncIterator[tuple[str, Updates]]:
+    """A new table of `api` (NORTH, `options` as for createTable) with bots added in the
+    other seats once the host's gameUpdates subscription has its SNAPSHOT: the table id
+    and that subscription, which sees the game start."""
+    table_id = str((await api.create_table(**options))["id"])
+    async with game_updates(api, table_id) as updates:
+        await updates.next()
+        for seat in ("EAST", "SOUTH", "WEST"):
+            await api.add_bot(table_id, seat)
+        yield table_id, updates
+
+
+@asynccontextmanager
 async def presence_updates(api: Api, table_id: str) -> AsyncIterator[Updates]:
     """A presenceUpdates subscription."""
     async with api.subscribe(PRESENCE_UPDATES, t=table_id) as queue:

@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -114,3 +116,16 @@ class LiveServer:
     def logs(self) -> str:
         """What the server printed."""
         return self.log_path.read_text() if self.log_path.exists() else ""
+
+
+@contextmanager
+def running(
+    database: Path, env: dict[str, str] | None = None, database_url: str | None = None
+) -> Iterator[LiveServer]:
+    """A live server for the duration of the block."""
+    live = LiveServer(database, env=env, database_url=database_url)
+    live.start(timeout=60)
+    try:
+        yield live
+    finally:
+        live.stop()

@@ -17,7 +17,7 @@ from websockets.typing import Subprotocol
 
 from tests.support.client import Api
 from tests.support.play import GAME_UPDATES, take_turn
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, running
 
 from .clients import run_node
 
@@ -188,9 +188,8 @@ async def test_the_upgrade_answer_names_the_subprotocol(
 
 
 async def test_an_origin_not_allowed_closes_with_4403(tmp_path: Path) -> None:
-    live = LiveServer(tmp_path / "spades.db", env={"SPADES_ALLOWED_ORIGINS": "http://ok.example"})
-    live.start()
-    try:
+    origins = {"SPADES_ALLOWED_ORIGINS": "http://ok.example"}
+    with running(tmp_path / "spades.db", env=origins) as live:
         for protocol in (LEGACY, TRANSPORT):
             async with connect(
                 live.ws_url,
@@ -205,8 +204,6 @@ async def test_an_origin_not_allowed_closes_with_4403(tmp_path: Path) -> None:
         ) as socket:
             await socket.send(json.dumps({"type": "connection_init"}))
             assert (await receive(socket))["type"] == "connection_ack"
-    finally:
-        live.stop()
 
 
 def test_a_subscriptions_transport_ws_client_receives_a_snapshot_and_the_updates_of_a_move(
@@ -221,21 +218,14 @@ def test_a_subscriptions_transport_ws_client_receives_a_snapshot_and_the_updates
 
 
 async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) -> None:
-    live = LiveServer(
+    with running(
         tmp_path / "spades.db",
         env={"SPADES_WS_CONNECTIONS_PER_PLAYER": "1", "SPADES_SUBSCRIPTIONS_PER_PLAYER": "1"},
-    )
-    live.start()
-    try:
+    ) as live:
         alice = await Api(live).sign_up()
         async with legacy(live, alice.token) as first:
             lobby = {"query": "subscription { lobbyUpdates { event } }"}
             await first.send(json.dumps({"id": "1", "type": "start", "payload": lobby}))
-            await first.send(json.dumps({"id": "2", "type": "start", "payload": lobby}))
-            refused = await receive(first)
-            assert refused["id"] == "2", refused
-            error = refused["payload"]["errors"][0]
-            assert error["extensions"]["code"] == "RATE_LIMITED" and "1" in error["message"]
             async with connect(live.ws_url, subprotocols=[LEGACY]) as second:
                 init = {
                     "type": "connection_init",
@@ -245,18 +235,56 @@ async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) 
                 assert (await receive(second))["type"] == "connection_error"
                 code, reason = await close_of(second)
                 assert code == 4429 and "at most 1" in reason, reason
-    finally:
-        live.stop()
+            await first.send(json.dumps({"id": "2", "type": "start", "payload": lobby}))
+            # One subscription too many: closed with 4429, the reason naming the limit.
+            code, reason = await close_of(first)
+            assert code == 4429 and "at most 1 live subscriptions" in reason, reason
 
 
 async def test_a_socket_that_never_initialises_is_closed_on_both_protocols(
     tmp_path: Path,
 ) -> None:
-    live = LiveServer(tmp_path / "spades.db", env={"SPADES_WS_INIT_TIMEOUT_SECONDS": "1"})
-    live.start()
-    try:
+    with running(tmp_path / "spades.db", env={"SPADES_WS_INIT_TIMEOUT_SECONDS": "1"}) as live:
         for protocol in (LEGACY, TRANSPORT):
             async with connect(live.ws_url, subprotocols=[protocol]) as socket:
                 assert await close_of(socket) == (4408, "Connection initialisation timeout")
-    finally:
-        live.stop()
+
+
+PLAY_ACE = (
+    "mutation($t: ID!) { playCard(tableId: $t, card: {suit: SPADES, rank: ACE}) { version } }"
+)
+
+
+async def test_an_operation_over_a_rate_limit_closes_the_socket_with_4429(
+    tmp_path: Path,
+) -> None:
+    # Only graphql-transport-ws carries mutations (the legacy protocol runs subscriptions,
+    # whose limit is the per-player cap: test_the_legacy_protocol_has_the_same_...caps).
+    with running(tmp_path / "spades.db", env={"SPADES_RATE_LIMITS": "1"}) as live:
+        alice = await Api(live).sign_up()
+        table = str((await alice.create_table())["id"])  # waiting: a move is WRONG_PHASE
+        start = "subscribe"
+        async with connect(live.ws_url, subprotocols=[TRANSPORT]) as socket:
+            auth = {"Authorization": f"Bearer {alice.token}"}
+            init = {"type": "connection_init", "payload": auth}
+            await socket.send(json.dumps(init))
+            assert (await receive(socket))["type"] == "connection_ack"
+            payload = {"query": PLAY_ACE, "variables": {"t": table}}
+            # Within the limit, a refused move is an error message as usual.
+            await socket.send(json.dumps({"id": "first", "type": start, "payload": payload}))
+            answer = await receive(socket)
+            assert answer["payload"]["errors"][0]["extensions"]["code"] == "WRONG_PHASE"
+            for number in range(40):  # twice the moves allowed in a second
+                message = {"id": str(number), "type": start, "payload": payload}
+                await socket.send(json.dumps(message))
+            codes: list[str] = []
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    answer = await receive(socket)
+                    for error in (answer.get("payload") or {}).get("errors") or []:
+                        codes.append(error["extensions"]["code"])
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 4429
+        assert "retry after" in closed.value.rcvd.reason, closed.value.rcvd.reason
+        # The limit never came as an error message.
+        assert "RATE_LIMITED" not in codes, codes

@@ -35,7 +35,7 @@ from strawberry.types.unset import UnsetType
 from app.api.context import Context
 from app.api.slow import GuardedSends
 
-from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_UNAUTHORIZED
+from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .persisted import Documents
 from .refusals import Refusal
 
@@ -72,16 +72,66 @@ def _documents(handler: Any) -> Documents:
     return cast(Documents, handler.view.documents)
 
 
-def _transport_problem(message: object) -> str | None:
-    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+def _errors_of(message: Any) -> list[Any]:
+    """The GraphQL errors an outgoing message of either protocol carries (`error` holds
+    them as its payload, `next`/`data` under `payload.errors`)."""
+    if not isinstance(message, dict) or message.get("type") not in ("error", "next", "data"):
+        return []
+    payload = message.get("payload")
+    if isinstance(payload, list):
+        return payload
+    if isinstance(payload, dict):
+        errors = payload.get("errors")
+        return errors if isinstance(errors, list) else [payload]
+    return []
+
+
+def limit_reason(message: Any) -> str | None:
+    """The close reason if an outgoing message refuses an operation for a limit (too many
+    subscriptions, a rate limit): the socket is closed with 4429 instead (API.md)."""
+    for error in _errors_of(message):
+        extensions = error.get("extensions") if isinstance(error, dict) else None
+        if isinstance(extensions, dict) and extensions.get("code") == "RATE_LIMITED":
+            reason = str(error.get("message") or "rate limited")
+            retry = extensions.get("retryAfter")
+            if retry is not None:
+                reason += f" (retry after {retry} s)"
+            return reason.encode()[:120].decode(errors="ignore")
+    return None
+
+
+class ClosesWhenLimited:
+    """Mixin for both protocol handlers: an operation refused for a limit closes the
+    socket with 4429 and a reason naming the limit, not an error message (API.md); after
+    that nothing more is sent."""
+
+    websocket: Any
+    _closed_for_limit: bool = False
+
+    async def send_message(self, message: Any) -> None:
+        """Send, or close with 4429 instead when the message refuses for a limit."""
+        if self._closed_for_limit:
+            return
+        reason = limit_reason(message)
+        if reason is None:
+            await super().send_message(message)  # type: ignore[misc]
+            return
+        self._closed_for_limit = True
+        with contextlib.suppress(Exception):
+            await self.websocket.close(code=CLOSE_TOO_MANY, reason=reason)
+
+
+def _envelope_problem(message: object, with_id: tuple[str, ...]) -> str | None:
+    """What is wrong with a message's type, or the id of the kinds `with_id` need."""
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         return "Failed to parse message"
-    kind = message["type"]
-    if kind in ("subscribe", "complete") and not isinstance(message.get("id"), str):
+    if message["type"] in with_id and not isinstance(message.get("id"), str):
         return "Failed to parse message"
-    if kind != "subscribe":
-        return None
-    payload = message.get("payload")
+    return None
+
+
+def _operation_problem(payload: object) -> str | None:
+    """What is wrong with the payload that starts an operation (either protocol)."""
     if not isinstance(payload, dict):
         return "Invalid subscribe message payload"
     query = payload.get("query")
@@ -93,12 +143,30 @@ def _transport_problem(message: object) -> str | None:
     return None
 
 
-class CheckedTransportWSHandler(GuardedSends, BaseGraphQLTransportWSHandler[Context, None]):
+def _transport_problem(message: object) -> str | None:
+    """What is wrong with the shape of a graphql-transport-ws message, if anything."""
+    problem = _envelope_problem(message, ("subscribe", "complete"))
+    if problem is not None or cast(dict[str, Any], message)["type"] != "subscribe":
+        return problem
+    return _operation_problem(cast(dict[str, Any], message).get("payload"))
+
+
+def _ack(ack: object) -> Any:
+    """The connection_ack message, with the payload `on_ws_connect` gave, if any."""
+    if isinstance(ack, UnsetType) or ack is None:
+        return {"type": "connection_ack"}
+    return {"type": "connection_ack", "payload": ack}
+
+
+class CheckedTransportWSHandler(
+    ClosesWhenLimited, GuardedSends, BaseGraphQLTransportWSHandler[Context, None]
+):
     """graphql-transport-ws that checks each message's shape first (strawberry indexes into
     messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
     refused connection_init with the rejection's code (4401, 4429) instead of 4403, and
     runs only documents the server may run (persisted hash, trusted documents); a client
-    that stops reading is closed with 4410 (GuardedSends)."""
+    that stops reading is closed with 4410 (GuardedSends), one over a limit with 4429
+    (ClosesWhenLimited)."""
 
     async def handle_message(self, message: TransportMessage) -> None:
         problem = _transport_problem(message)
@@ -119,7 +187,9 @@ class CheckedTransportWSHandler(GuardedSends, BaseGraphQLTransportWSHandler[Cont
             )
             return
         if self.connection_init_received:
-            await self.websocket.close(code=4429, reason="Too many initialisation requests")
+            await self.websocket.close(
+                code=CLOSE_TOO_MANY, reason="Too many initialisation requests"
+            )
             return
         self.connection_init_received = True
         self.context.connection_params = payload
@@ -131,10 +201,7 @@ class CheckedTransportWSHandler(GuardedSends, BaseGraphQLTransportWSHandler[Cont
         except ConnectionRejectionError:
             await self.websocket.close(code=CLOSE_UNAUTHORIZED, reason="connection refused")
             return
-        if isinstance(ack, UnsetType) or ack is None:
-            await self.send_message({"type": "connection_ack"})
-        else:
-            await self.send_message({"type": "connection_ack", "payload": ack})
+        await self.send_message(_ack(ack))
         self.connection_acknowledged = True
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
@@ -157,17 +224,13 @@ class CheckedTransportWSHandler(GuardedSends, BaseGraphQLTransportWSHandler[Cont
 
 def _legacy_problem(message: object) -> str | None:
     """What is wrong with the shape of a legacy graphql-ws message, if anything."""
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        return "Failed to parse message"
-    kind = message["type"]
-    if kind in ("start", "stop") and not isinstance(message.get("id"), str):
-        return "Failed to parse message"
-    if kind != "start":
-        return None
-    return _transport_problem({**message, "type": "subscribe"})
+    problem = _envelope_problem(message, ("start", "stop"))
+    if problem is not None or cast(dict[str, Any], message)["type"] != "start":
+        return problem
+    return _operation_problem(cast(dict[str, Any], message).get("payload"))
 
 
-class LegacyWSHandler(GuardedSends, BaseGraphQLWSHandler[Context, None]):
+class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Context, None]):
     """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
     error/complete/stop, connection_terminate) on strawberry's handler, with the same
     guards as graphql-transport-ws: message shapes checked, a refused connection_init
@@ -229,10 +292,7 @@ class LegacyWSHandler(GuardedSends, BaseGraphQLWSHandler[Context, None]):
             await self.send_message({"type": "connection_error", "payload": {"message": reason}})
             await self.websocket.close(code=code, reason=reason)
             return
-        if isinstance(ack, UnsetType) or ack is None:
-            await self.send_message({"type": "connection_ack"})
-        else:
-            await self.send_message({"type": "connection_ack", "payload": ack})
+        await self.send_message(_ack(ack))
         self.connection_acknowledged = True
         if self.keep_alive:
             self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())

@@ -8,6 +8,11 @@ published on the table's presence channel (never a game version). A player
 disconnected for `reconnect_seconds` while the game is in progress is replaced
 by a bot and becomes the seat's away player; a WAITING table none of whose
 seated humans has been connected for `idle_seconds` closes.
+
+The reconnect window's end is armed on the process that saw the disconnection, and
+also indexed in the store: every process sweeps the index for overdue ones, so a
+replacement is not lost with a process that died (or restarted). Replacing is a
+ledger change decided on the table as it stands, so two processes replace once.
 """
 
 from __future__ import annotations
@@ -100,6 +105,12 @@ class PresenceService:
             asyncio.create_task(self._every(self.timings.heartbeat, self.heartbeat)),
             asyncio.create_task(
                 self._every(min(30.0, max(0.2, self.timings.idle / 4)), self.close_idle)
+            ),
+            asyncio.create_task(
+                self._every(
+                    min(self.timings.heartbeat, max(0.2, self.timings.reconnect / 4)),
+                    self.replace_overdue,
+                )
             ),
         ]
 
@@ -202,8 +213,9 @@ class PresenceService:
             pending.cancel()
         if not mark.connected:
             loop = asyncio.get_running_loop()
+            since = mark.changed_at
             self._replacing[key] = loop.call_later(
-                self.timings.reconnect, lambda: self._spawn(self._replace(key))
+                self.timings.reconnect, lambda: self._spawn(self._replace_armed(key, since))
             )
 
     # ------------------------------------------------------------------ reading
@@ -215,13 +227,28 @@ class PresenceService:
 
     # ------------------------------------------------------------------ consequences
 
-    async def _replace(self, key: tuple[str, str]) -> None:
-        """The player has been disconnected for the reconnect window: a bot takes their
-        seat if the game is still in progress (decided on the table as it stands)."""
+    async def _replace_armed(self, key: tuple[str, str], since: float) -> None:
         self._replacing.pop(key, None)
+        await self._replace(key, since)
+
+    async def replace_overdue(self) -> None:
+        """Replace the players of any process whose reconnect window has passed (the
+        process that armed it may have died): one indexed look-up."""
+        cutoff = time.time() - self.timings.reconnect
+        for table_id, player_id, since in await self.store.absent_before(cutoff):
+            await self._replace((table_id, player_id), since)
+
+    async def _replace(self, key: tuple[str, str], since: float) -> None:
+        """The player has been disconnected since `since` for the reconnect window: a bot
+        takes their seat if the game is still in progress (decided on the table as it
+        stands, so a second process's attempt changes nothing). Then the disconnection
+        is settled: whatever it led to, it is not looked at again."""
         table_id, player_id = key
         mark = (await self.store.marks(table_id)).get(player_id)
-        if mark is None or mark.connected:
+        if mark is None or mark.connected or mark.changed_at != since:
+            # Back since, or disconnected again later (a later window counts: settling
+            # drops only the entry of `since`).
+            await self.store.settle(table_id, player_id, since)
             return
 
         def decide(table: TableSnapshot) -> Change:
@@ -235,8 +262,10 @@ class PresenceService:
 
         try:
             await self.ledger.change(table_id, decide)
-        except Exception:
+        except Exception:  # the sweep tries again: the disconnection is still indexed
             log.warning("presence: could not replace an absent player", exc_info=True)
+            return
+        await self.store.settle(table_id, player_id, since)
 
     async def close_idle(self) -> None:
         """Close the WAITING tables none of whose seated humans has been connected for

@@ -8,6 +8,10 @@ its heartbeat lapses and the first other process to notice (a `SREM` of the
 process from the set of processes, which only one can win) takes its entries
 off the counts, so its players turn disconnected. Presence never touches the
 database nor a game version.
+
+The store also indexes who is disconnected since when (a sorted set in Redis), so
+the reconnect window's deadline outlives the process that saw the disconnection:
+every process looks up the overdue ones (`absent_before`) and settles them.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import cast
 
 from redis.asyncio import Redis
 
@@ -50,6 +55,16 @@ class PresenceStore(ABC):
     async def marks(self, table_id: str) -> dict[str, Mark]:
         """The marks of the players of a table that were ever connected."""
 
+    @abstractmethod
+    async def absent_before(self, cutoff: float) -> list[tuple[str, str, float]]:
+        """The (table, player, disconnected at) of players disconnected since before
+        `cutoff` and not yet settled."""
+
+    @abstractmethod
+    async def settle(self, table_id: str, player_id: str, since: float) -> None:
+        """Forget that the player is disconnected since `since` (handled); a later
+        disconnection of theirs stays indexed."""
+
     async def heartbeat(self, local: set[tuple[str, str]]) -> list[tuple[str, str, Mark]]:
         """Say this process is alive (re-registering `local` if it had been given up for
         dead) and give up dead processes: the (table, player, mark) that turned
@@ -69,12 +84,14 @@ class MemoryPresence(PresenceStore):
     def __init__(self) -> None:
         self._counts: dict[tuple[str, str], int] = {}
         self._marks: dict[str, dict[str, Mark]] = {}
+        self._absent: dict[tuple[str, str], float] = {}
 
     async def connect(self, table_id: str, player_id: str) -> Mark | None:
         key = (table_id, player_id)
         self._counts[key] = self._counts.get(key, 0) + 1
         if self._counts[key] != 1:
             return None
+        self._absent.pop(key, None)
         return self._mark(table_id, player_id, True)
 
     async def disconnect(self, table_id: str, player_id: str) -> Mark | None:
@@ -84,10 +101,19 @@ class MemoryPresence(PresenceStore):
             self._counts[key] = left
             return None
         self._counts.pop(key, None)
-        return self._mark(table_id, player_id, False)
+        mark = self._mark(table_id, player_id, False)
+        self._absent[key] = mark.changed_at
+        return mark
 
     async def marks(self, table_id: str) -> dict[str, Mark]:
         return dict(self._marks.get(table_id, {}))
+
+    async def absent_before(self, cutoff: float) -> list[tuple[str, str, float]]:
+        return [(t, p, at) for (t, p), at in self._absent.items() if at < cutoff]
+
+    async def settle(self, table_id: str, player_id: str, since: float) -> None:
+        if self._absent.get((table_id, player_id)) == since:
+            del self._absent[(table_id, player_id)]
 
     def _mark(self, table_id: str, player_id: str, connected: bool) -> Mark:
         mark = Mark(connected, time.time())
@@ -95,12 +121,15 @@ class MemoryPresence(PresenceStore):
         return mark
 
 
-# Decrement a count, dropping it at zero, and stamp the time of a change: atomic in Redis.
+# Decrement a count, dropping it at zero, and stamp the time of a change (indexing the
+# disconnection, or dropping it from the index on a connection): atomic in Redis.
+# KEYS: counts, stamps, the absent index; ARGV: player, now, "table|player".
 _DISCONNECT = """
 local left = redis.call('HINCRBY', KEYS[1], ARGV[1], -1)
 if left <= 0 then
   redis.call('HDEL', KEYS[1], ARGV[1])
   redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+  redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
   return 1
 end
 return 0
@@ -109,10 +138,20 @@ _CONNECT = """
 local now = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if now == 1 then
   redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+  redis.call('ZREM', KEYS[3], ARGV[3])
   return 1
 end
 return 0
 """
+# Drop an index entry only if it is still the disconnection that was handled.
+_SETTLE = """
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if at and tonumber(at) == tonumber(ARGV[2]) then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 0
+"""
+ABSENT = PREFIX + "absent"
 
 
 class RedisPresence(PresenceStore):
@@ -138,8 +177,8 @@ class RedisPresence(PresenceStore):
         if self._redis is not None:
             await self._redis.aclose()
 
-    def _keys(self, table_id: str) -> tuple[str, str]:
-        return PREFIX + "count:" + table_id, PREFIX + "at:" + table_id
+    def _keys(self, table_id: str) -> tuple[str, str, str]:
+        return PREFIX + "count:" + table_id, PREFIX + "at:" + table_id, ABSENT
 
     def _entries(self, process_id: str) -> str:
         return PREFIX + "entries:" + process_id
@@ -147,17 +186,21 @@ class RedisPresence(PresenceStore):
     async def connect(self, table_id: str, player_id: str) -> Mark | None:
         now = time.time()
         await self.redis.sadd(self._entries(self.process_id), f"{table_id}|{player_id}")
-        changed = await self.redis.eval(_CONNECT, 2, *self._keys(table_id), player_id, now)
+        entry = f"{table_id}|{player_id}"
+        keys = self._keys(table_id)
+        changed = await self.redis.eval(_CONNECT, 3, *keys, player_id, now, entry)
         return Mark(True, now) if changed else None
 
     async def disconnect(self, table_id: str, player_id: str) -> Mark | None:
         now = time.time()
-        await self.redis.srem(self._entries(self.process_id), f"{table_id}|{player_id}")
-        changed = await self.redis.eval(_DISCONNECT, 2, *self._keys(table_id), player_id, now)
+        entry = f"{table_id}|{player_id}"
+        await self.redis.srem(self._entries(self.process_id), entry)
+        keys = self._keys(table_id)
+        changed = await self.redis.eval(_DISCONNECT, 3, *keys, player_id, now, entry)
         return Mark(False, now) if changed else None
 
     async def marks(self, table_id: str) -> dict[str, Mark]:
-        count_key, at_key = self._keys(table_id)
+        count_key, at_key, _ = self._keys(table_id)
         counts = await self.redis.hgetall(count_key)
         stamps = await self.redis.hgetall(at_key)
         out: dict[str, Mark] = {}
@@ -166,6 +209,17 @@ class RedisPresence(PresenceStore):
             count = int(counts.get(raw_player, 0))
             out[player] = Mark(count > 0, float(raw_at))
         return out
+
+    async def absent_before(self, cutoff: float) -> list[tuple[str, str, float]]:
+        found = await self.redis.zrangebyscore(ABSENT, "-inf", f"({cutoff!r}", withscores=True)
+        out = []
+        for raw, at in cast(list[tuple[bytes, float]], found):
+            table_id, _, player_id = _text(raw).partition("|")
+            out.append((table_id, player_id, float(at)))
+        return out
+
+    async def settle(self, table_id: str, player_id: str, since: float) -> None:
+        await self.redis.eval(_SETTLE, 1, ABSENT, f"{table_id}|{player_id}", repr(since))
 
     async def _alive(self) -> bool:
         """Refresh this process's heartbeat; True if it had been given up for dead."""
@@ -199,8 +253,10 @@ class RedisPresence(PresenceStore):
         now = time.time()
         changes = []
         for raw in entries:
-            table_id, _, player_id = _text(raw).partition("|")
-            changed = await self.redis.eval(_DISCONNECT, 2, *self._keys(table_id), player_id, now)
+            entry = _text(raw)
+            table_id, _, player_id = entry.partition("|")
+            keys = self._keys(table_id)
+            changed = await self.redis.eval(_DISCONNECT, 3, *keys, player_id, now, entry)
             if changed:
                 changes.append((table_id, player_id, Mark(False, now)))
         return changes
