@@ -27,6 +27,19 @@ SNAPSHOT = GameEvent.SNAPSHOT
 
 LobbyChange = tuple[LobbyEvent, str, TableSnapshot | None]
 
+# The changes after which a subscriber may have become, or stopped being, one of the
+# table's players (so presence counts them, or no longer does).
+_SEATING_EVENTS = frozenset(
+    {
+        SNAPSHOT,
+        GameEvent.SEAT_TAKEN,
+        GameEvent.SEAT_LEFT,
+        GameEvent.PLAYER_KICKED,
+        GameEvent.PLAYER_REPLACED,
+        GameEvent.SEAT_RECLAIMED,
+    }
+)
+
 # The replayed event of the mid-game log entries that change the table, not the game.
 _TABLE_EVENTS = {
     "timeout": GameEvent.TURN_TIMED_OUT,
@@ -84,7 +97,8 @@ class Streams:
                 self._game_updates(viewer, table_id, since, place)
             ) as stream:
                 async for message in stream:
-                    await place(message.table)
+                    if message.event in _SEATING_EVENTS:
+                        await place(message.table)
                     yield message
         finally:
             if counted and self.presence is not None:

@@ -234,13 +234,8 @@ class TableService:
         def decide(table: TableSnapshot) -> Change:
             self.visible(viewer, table)
             seat = table.seat_of(viewer.id)
-            away = table.away_seat(viewer.id)
-            if seat is None and away is not None and table.status is TableStatus.PLAYING:
-                return _give_up_claim(table, away)
-            if seat is None and away is not None:
-                raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
             if seat is None:
-                raise RuleError(ErrorCode.FORBIDDEN, "you do not sit at this table")
+                return _leave_away_seat(table, viewer.id)
             if table.status is TableStatus.WAITING:
                 return _free_seat(table, seat, GameEvent.SEAT_LEFT)
             if table.status is TableStatus.PLAYING:
@@ -506,11 +501,27 @@ def _leave_playing(table: TableSnapshot, seat: Seat) -> Change:
     change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
     change.add(GameEvent.PLAYER_REPLACED, replaced, seat)
     change.log_entry(replaced.version, 1, move_entry(move))
-    humans = any(o is not None and not o.is_bot for o in occupants)
-    if not humans and all(a is None for a in replaced.away):
-        # Nobody could come back: the game is abandoned rather than run by bots alone.
-        close_table(replaced, change)
+    _close_if_abandoned(replaced, change)
     return change
+
+
+def _close_if_abandoned(table: TableSnapshot, change: Change) -> None:
+    """With no human seated and none away who could come back, the game is abandoned
+    rather than run by bots alone: the table closes (one more step of `change`)."""
+    humans = any(o is not None and not o.is_bot for o in table.occupants)
+    if not humans and all(a is None for a in table.away):
+        close_table(table, change)
+
+
+def _leave_away_seat(table: TableSnapshot, player_id: str) -> Change:
+    """`leaveTable` by someone not seated: an away player gives up their claim while the
+    game is in progress; anyone else does not sit here."""
+    away = table.away_seat(player_id)
+    if away is None:
+        raise RuleError(ErrorCode.FORBIDDEN, "you do not sit at this table")
+    if table.status is not TableStatus.PLAYING:
+        raise RuleError(ErrorCode.WRONG_PHASE, "the game is over")
+    return _give_up_claim(table, away)
 
 
 def _give_up_claim(table: TableSnapshot, seat: Seat) -> Change:
@@ -530,9 +541,7 @@ def _give_up_claim(table: TableSnapshot, seat: Seat) -> Change:
     change = Change(lobby_event=LobbyEvent.TABLE_UPDATED)
     change.add(GameEvent.PLAYER_REPLACED, released, seat)
     change.log_entry(released.version, 1, {"type": "release", "seat": seat.name})
-    humans = any(o is not None and not o.is_bot for o in released.occupants)
-    if not humans and all(a is None for a in released.away):
-        close_table(released, change)  # nobody could come back, as after the last leaving
+    _close_if_abandoned(released, change)
     return change
 
 

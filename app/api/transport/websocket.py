@@ -34,6 +34,7 @@ from strawberry.types.unset import UnsetType
 
 from app.api.context import Context
 from app.api.slow import GuardedSends
+from app.rules.errors import ErrorCode
 
 from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .persisted import Documents
@@ -73,16 +74,17 @@ def _documents(handler: Any) -> Documents:
 
 
 def _errors_of(message: Any) -> list[Any]:
-    """The GraphQL errors an outgoing message of either protocol carries (`error` holds
-    them as its payload, `next`/`data` under `payload.errors`)."""
-    if not isinstance(message, dict) or message.get("type") not in ("error", "next", "data"):
+    """The GraphQL errors an outgoing message of either protocol carries: an `error`
+    message's payload (a list, or one error in the legacy protocol), or the `errors` of
+    a `next`/`data` payload."""
+    if not isinstance(message, dict):
         return []
-    payload = message.get("payload")
-    if isinstance(payload, list):
-        return payload
-    if isinstance(payload, dict):
+    kind, payload = message.get("type"), message.get("payload")
+    if kind == "error":
+        return payload if isinstance(payload, list) else [payload]
+    if kind in ("next", "data") and isinstance(payload, dict):
         errors = payload.get("errors")
-        return errors if isinstance(errors, list) else [payload]
+        return errors if isinstance(errors, list) else []
     return []
 
 
@@ -91,7 +93,7 @@ def limit_reason(message: Any) -> str | None:
     subscriptions, a rate limit): the socket is closed with 4429 instead (API.md)."""
     for error in _errors_of(message):
         extensions = error.get("extensions") if isinstance(error, dict) else None
-        if isinstance(extensions, dict) and extensions.get("code") == "RATE_LIMITED":
+        if isinstance(extensions, dict) and extensions.get("code") == ErrorCode.RATE_LIMITED:
             reason = str(error.get("message") or "rate limited")
             retry = extensions.get("retryAfter")
             if retry is not None:
