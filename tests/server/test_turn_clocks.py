@@ -10,6 +10,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -298,9 +299,23 @@ async def test_a_player_who_left_cannot_reclaim(server: LiveServer) -> None:
     assert await refusal_code(players["WEST"], RECLAIM, t=table_id) in ("FORBIDDEN", "NOT_FOUND")
 
 
+@pytest.fixture
+def unhurried_bots(tmp_path: Path) -> Iterator[LiveServer]:
+    """A server whose bots take 100 ms a move: with only bots seated, a whole game lasts
+    about a minute, so a test can act on it while it is still in progress."""
+    live = LiveServer(
+        tmp_path / "spades.db",
+        env={"SPADES_TURN_CLOCK_SCALE": str(SCALE), "SPADES_BOT_DELAY_MS": "100"},
+    )
+    live.start()
+    yield live
+    live.stop()
+
+
 async def test_an_away_player_who_leaves_gives_up_the_seat_to_the_bot(
-    server: LiveServer,
+    unhurried_bots: LiveServer,
 ) -> None:
+    server = unhurried_bots
     # NORTH (the host) and EAST stay silent: both are replaced and become away players.
     (north, east) = await signed_up(server, 2)
     table_id = (await north.create_table(seed=5, turnSeconds=5))["id"]
