@@ -22,7 +22,7 @@ from gql.transport.websockets import WebsocketsTransport
 
 from tests.support.client import GAME_FIELDS, Api, ApiError
 from tests.support.server import LiveServer
-from tests.support.services import POSTGRES_ADMIN_URL, postgres_database, redis_url
+from tests.support.services import POSTGRES_ADMIN_URL, REDIS_PORT, postgres_database, redis_url
 
 GAME_UPDATES = (
     "subscription($t: ID!, $s: Int) { gameUpdates(tableId: $t, since: $s) "
@@ -364,7 +364,7 @@ REDIS_START = [
     "127.0.0.1",
     "-::1",
     "--port",
-    "6379",
+    str(REDIS_PORT),
     "--save",
     "",
     "--appendonly",
@@ -379,7 +379,7 @@ REDIS_START = [
 def redis_up() -> bool:
     """Redis answers PING."""
     result = subprocess.run(
-        ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"],
+        ["redis-cli", "-h", "127.0.0.1", "-p", str(REDIS_PORT), "ping"],
         capture_output=True,
         text=True,
         timeout=5,
@@ -399,7 +399,7 @@ def _wait_for(condition: Any, timeout: float, what: str) -> None:
 def stop_redis() -> None:
     """Shut the Redis server down (nothing saved) and wait until it is gone."""
     subprocess.run(
-        ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "shutdown", "nosave"],
+        ["redis-cli", "-h", "127.0.0.1", "-p", str(REDIS_PORT), "shutdown", "nosave"],
         capture_output=True,
         timeout=10,
         check=False,

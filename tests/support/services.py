@@ -17,7 +17,10 @@ import pytest
 POSTGRES_ADMIN_URL = os.environ.get(
     "SPADES_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )
+# A developer running several suites at once points each at a Redis of its own (the
+# fault tests stop and restart the one they use).
 REDIS_URL = os.environ.get("SPADES_TEST_REDIS", "redis://127.0.0.1:6379/0")
+REDIS_PORT = int(REDIS_URL.rsplit(":", 1)[1].split("/", 1)[0])
 
 
 def _reachable(host: str, port: int) -> bool:
@@ -65,5 +68,5 @@ def postgres_database() -> Iterator[str]:
 
 def redis_url() -> str:
     """The Redis URL, after checking Redis is there."""
-    require_service("Redis", "127.0.0.1", 6379)
+    require_service("Redis", "127.0.0.1", REDIS_PORT)
     return REDIS_URL
