@@ -11,7 +11,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from app.rules.bots import PolicyName
+from app.rules.bots import BudgetClock, PolicyName
 from app.rules.record import ReplayError, export_record, replay_record
 from app.rules.simulate import SimulationStats, game_seeds, play_game
 
@@ -59,13 +59,12 @@ def _tournament(args: argparse.Namespace) -> int:
     if args.games < 1 or args.workers < 1:
         print("--games and --workers must be at least 1", file=sys.stderr)
         return 2
-    budget = None
-    if args.expert_ms is not None or args.expert_playouts is not None:
-        default = ExpertBudget()
-        budget = ExpertBudget(
-            playouts=args.expert_playouts or default.playouts,
-            seconds=(args.expert_ms / 1000) if args.expert_ms is not None else default.seconds,
-        )
+    default = ExpertBudget()
+    budget = ExpertBudget(
+        playouts=args.expert_playouts or default.playouts,
+        seconds=(args.expert_ms / 1000) if args.expert_ms is not None else default.seconds,
+        clock=BudgetClock(args.clock),
+    )
     out: TextIO | None = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
     started = time.perf_counter()
     try:
@@ -151,6 +150,14 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--out", default=None, help="JSON Lines records (with botLevels)")
     tour.add_argument("--expert-ms", type=float, default=None, help="EXPERT time per decision")
     tour.add_argument("--expert-playouts", type=int, default=None, help="EXPERT playouts cap")
+    tour.add_argument(
+        "--clock",
+        choices=[c.value for c in BudgetClock],
+        default=BudgetClock.CPU.value,
+        help="what EXPERT's time budget and the decision times count: the deciding "
+        "process's CPU time (default: the same on a loaded machine as on an idle core) "
+        "or wall-clock time (as the server does)",
+    )
     tour.set_defaults(run=_tournament)
 
     rep = commands.add_parser("replay", help="check every record of a JSON Lines file")

@@ -8,11 +8,11 @@ left is the difference between the levels.
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 
 from app.rules.bidding import BidKind
-from app.rules.bots import ExpertBudget, SeatKnowledge, decide
+from app.rules.bots import ExpertBudget, SeatKnowledge, budget_clock, decide
+from app.rules.bots.expert import DEFAULT_BUDGET
 from app.rules.game import Game, Phase
 from app.rules.levels import BotLevel
 from app.rules.record import Record, export_record
@@ -69,7 +69,7 @@ def play_game(
     rng = random.Random(seed if rng_seed is None else rng_seed)
     game, _ = Game.start([s.bot_id for s in SEATS], seed=seed)
     times: dict[BotLevel, list[float]] = {level: [] for level in set(levels.values())}
-    clock = time.perf_counter
+    clock = budget_clock(budget or DEFAULT_BUDGET)
     over = Phase.GAME_OVER
     while game.phase is not over:
         if game.hand.number > MAX_HANDS:

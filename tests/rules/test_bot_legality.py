@@ -9,7 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.bots import BotLevel, ExpertBudget, SeatKnowledge, decide, expert, random_move
+from app.rules.bots import (
+    BotLevel,
+    BudgetClock,
+    ExpertBudget,
+    SeatKnowledge,
+    decide,
+    expert,
+    random_move,
+)
 from app.rules.bots.expert import expert_play
 from app.rules.game import Game, Phase
 from app.rules.moves import PlayCard
@@ -98,3 +106,42 @@ def test_expert_respects_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> Non
     assert card in k.legal
     # One clock reading per deal before the deadline check: about 10 deals in 10 ms.
     assert 1 <= len(worlds) <= 11
+
+
+def test_expert_on_a_cpu_budget_ignores_time_it_did_not_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CPU-clock budget (tournaments) counts the deciding thread's CPU time: a wall
+    clock leaping a second per reading (a loaded machine) does not cut the search
+    short, and the CPU clock ends it as the wall clock would on an idle core."""
+    game = play_until(21, 60)
+    while game.phase is not Phase.PLAYING or len(game.legal_plays(game.turn or SEATS[0])) < 3:
+        game = play_until(game.seed + 1, 60)
+    seat = game.turn
+    assert seat is not None
+    k = SeatKnowledge.of(game, seat)
+    wall, cpu = [0.0], [0.0]
+
+    def leaping_wall() -> float:
+        wall[0] += 1.0
+        return wall[0]
+
+    def cpu_time() -> float:
+        cpu[0] += 0.001
+        return cpu[0]
+
+    worlds: list[int] = []
+    original = expert.sample_world
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        worlds.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(expert, "clock", leaping_wall)
+    monkeypatch.setattr(expert.time, "thread_time", cpu_time)
+    monkeypatch.setattr(expert, "sample_world", counting)
+    budget = ExpertBudget(playouts=1_000_000, seconds=0.010, min_worlds=1, clock=BudgetClock.CPU)
+    card = expert.expert_play(k, random.Random(1), budget)
+    assert card in k.legal
+    assert 5 <= len(worlds) <= 11
+    assert wall == [0.0]  # the wall clock was never read

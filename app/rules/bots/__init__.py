@@ -25,7 +25,7 @@ from .basic import (
     pass_for,
     random_move,
 )
-from .expert import ExpertBudget, expert_move
+from .expert import BudgetClock, ExpertBudget, budget_clock, expert_move
 from .knowledge import SeatKnowledge
 from .standard import standard_move
 
@@ -52,6 +52,7 @@ def level_move(level: BotLevel, game: Game, seat: Seat, rng: random.Random) -> M
 __all__ = [
     "POLICIES",
     "BotLevel",
+    "BudgetClock",
     "ExpertBudget",
     "Policy",
     "PolicyName",
@@ -59,6 +60,7 @@ __all__ = [
     "basic_bid",
     "basic_decide",
     "basic_move",
+    "budget_clock",
     "decide",
     "exchange_cards",
     "expert_move",

@@ -15,6 +15,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 
 from ..bidding import Bid, BidKind
 from ..cards import Card
@@ -30,20 +31,39 @@ BLIND_NIL_BEHIND = 200  # bid BLIND_NIL only this far behind (and eligible) ...
 BLIND_NIL_THEIRS = 150  # ... with the opponents this close to winning: a comeback gamble
 
 
+class BudgetClock(Enum):
+    """What a budget's seconds count. WALL: elapsed time, what a player waits for (the
+    server). CPU: the deciding thread's own CPU time, so the same budget buys the same
+    thinking on a loaded machine as on an idle core (tournaments measure strength, and
+    a shared machine must not weaken EXPERT)."""
+
+    WALL = "wall"
+    CPU = "cpu"
+
+
 @dataclass(frozen=True, slots=True)
 class ExpertBudget:
     """How much thinking one decision may take: at most `playouts` playouts, and sampled
-    deals until `seconds` have passed (at least `min_worlds` of them, unless that would
-    take past `hard_factor` times `seconds`: a deal cut short is dropped whole)."""
+    deals until `seconds` have passed on its `clock` (at least `min_worlds` of them,
+    unless that would take past `hard_factor` times `seconds`: a deal cut short is
+    dropped whole)."""
 
     playouts: int = 400
     seconds: float = 0.05
     min_worlds: int = 4
     hard_factor: float = 2.0
+    clock: BudgetClock = BudgetClock.WALL
 
 
 DEFAULT_BUDGET = ExpertBudget()
 clock: Callable[[], float] = time.perf_counter  # module-level so a test can drive it
+
+
+def budget_clock(budget: ExpertBudget) -> Callable[[], float]:
+    """The clock that `budget`'s seconds are read on."""
+    return time.thread_time if budget.clock is BudgetClock.CPU else clock
+
+
 PLAY_EDGE = 1.0  # points per deal a card must beat STANDARD's card by (plus noise)
 BASE_EDGE = 3.0  # points per deal another number must beat STANDARD's bid by
 NIL_EDGE = 12.0  # a number must beat STANDARD's NIL by this many points per deal (NIL's
@@ -140,14 +160,15 @@ def _search(
 ) -> list[list[float]]:
     """`evaluate` of each deal sampled within the budget (one row per deal)."""
     # The clock is read after each deal: one that ran past the hard stop is dropped.
-    started = clock()
+    read = budget_clock(budget)
+    started = read()
     soft = started + budget.seconds
     hard = started + budget.seconds * budget.hard_factor
     rows: list[list[float]] = []
     worlds = 0
     playouts = 0
     while playouts + width <= budget.playouts:
-        now = clock()
+        now = read()
         if now > hard or (now > soft and worlds >= budget.min_worlds):
             break
         world = sample_world(k, rng)
@@ -156,7 +177,7 @@ def _search(
             continue
         scores = evaluate(world)
         playouts += width
-        if clock() > hard and rows:
+        if read() > hard and rows:
             break  # this deal ran past the hard stop: drop it
         rows.append(scores)
     return rows
