@@ -67,8 +67,9 @@ class LiveServer:
         """The GraphQL endpoint over WebSocket."""
         return f"ws://127.0.0.1:{self.port}/graphql"
 
-    def start(self, timeout: float = 20.0) -> None:
-        """Start the server and wait until /healthz answers."""
+    def start(self, timeout: float = 60.0) -> None:
+        """Start the server and wait until /healthz answers (a minute: on a loaded
+        2-core machine the imports alone took over 20 s)."""
         env = {**os.environ, **TEST_ENV, **self.extra_env}
         command = [
             sys.executable,
