@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -77,21 +78,28 @@ def test_expert_respects_its_playout_budget(seed: int, moves: int) -> None:
     assert len(counted) <= 30
 
 
-def test_expert_respects_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a huge playout cap, the decision stops at the clock: once the deadline has
-    passed it samples no further deal (a fake clock advancing 1 ms per reading)."""
+def _three_way_choice() -> SeatKnowledge:
+    """A seat on turn to play with at least three legal cards."""
     game = play_until(21, 60)
     while game.phase is not Phase.PLAYING or len(game.legal_plays(game.turn or SEATS[0])) < 3:
         game = play_until(game.seed + 1, 60)
-    seat = game.turn
-    assert seat is not None
-    k = SeatKnowledge.of(game, seat)
+    assert game.turn is not None
+    return SeatKnowledge.of(game, game.turn)
+
+
+def _ticking(step: float) -> tuple[list[float], Callable[[], float]]:
+    """A fake clock advancing `step` seconds per reading, and its readings so far."""
     now = [0.0]
 
-    def fake_clock() -> float:
-        now[0] += 0.001
+    def read() -> float:
+        now[0] += step
         return now[0]
 
+    return now, read
+
+
+def _counting_deals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the deals EXPERT samples (one entry per deal)."""
     worlds: list[int] = []
     original = expert.sample_world
 
@@ -99,8 +107,16 @@ def test_expert_respects_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> Non
         worlds.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(expert, "clock", fake_clock)
     monkeypatch.setattr(expert, "sample_world", counting)
+    return worlds
+
+
+def test_expert_respects_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a huge playout cap, the decision stops at the clock: once the deadline has
+    passed it samples no further deal (a fake clock advancing 1 ms per reading)."""
+    k = _three_way_choice()
+    monkeypatch.setattr(expert, "clock", _ticking(0.001)[1])
+    worlds = _counting_deals(monkeypatch)
     budget = ExpertBudget(playouts=1_000_000, seconds=0.010, min_worlds=1)
     card = expert.expert_play(k, random.Random(1), budget)
     assert card in k.legal
@@ -114,32 +130,11 @@ def test_expert_on_a_cpu_budget_ignores_time_it_did_not_run(
     """A CPU-clock budget (tournaments) counts the deciding thread's CPU time: a wall
     clock leaping a second per reading (a loaded machine) does not cut the search
     short, and the CPU clock ends it as the wall clock would on an idle core."""
-    game = play_until(21, 60)
-    while game.phase is not Phase.PLAYING or len(game.legal_plays(game.turn or SEATS[0])) < 3:
-        game = play_until(game.seed + 1, 60)
-    seat = game.turn
-    assert seat is not None
-    k = SeatKnowledge.of(game, seat)
-    wall, cpu = [0.0], [0.0]
-
-    def leaping_wall() -> float:
-        wall[0] += 1.0
-        return wall[0]
-
-    def cpu_time() -> float:
-        cpu[0] += 0.001
-        return cpu[0]
-
-    worlds: list[int] = []
-    original = expert.sample_world
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        worlds.append(1)
-        return original(*args, **kwargs)
-
+    k = _three_way_choice()
+    wall, leaping_wall = _ticking(1.0)
     monkeypatch.setattr(expert, "clock", leaping_wall)
-    monkeypatch.setattr(expert.time, "thread_time", cpu_time)
-    monkeypatch.setattr(expert, "sample_world", counting)
+    monkeypatch.setattr(expert.time, "thread_time", _ticking(0.001)[1])
+    worlds = _counting_deals(monkeypatch)
     budget = ExpertBudget(playouts=1_000_000, seconds=0.010, min_worlds=1, clock=BudgetClock.CPU)
     card = expert.expert_play(k, random.Random(1), budget)
     assert card in k.legal
