@@ -62,6 +62,17 @@ async def db(url: str) -> AsyncIterator[Database]:
     await database.dispose()
 
 
+@pytest.fixture(params=["move writer", "session"])
+async def either_path(request: pytest.FixtureRequest, url: str) -> AsyncIterator[Database]:
+    """The database through the move writer, or through the session path (the ORM
+    transaction a finishing change takes when it also changes seats)."""
+    database = Database(url)
+    if request.param == "session":
+        database.move_writer = None
+    yield database
+    await database.dispose()
+
+
 def by_player(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {row["player_id"]: row for row in rows}
 
@@ -80,8 +91,9 @@ def expected_ratings(lines: list[CareerLine]) -> dict[str, Skill]:
 
 
 async def test_an_unrated_game_end_writes_its_careers_with_the_final_move(
-    db: Database,
+    either_path: Database,
 ) -> None:
+    db = either_path
     move = await table_at_last_move(db, "t1", FIRST, seed=3, rated=False)
     after = await finish(careers_ledger(db), "t1", move)
     assert after.status is TableStatus.FINISHED and after.game is not None
@@ -106,8 +118,9 @@ async def test_an_unrated_game_end_writes_its_careers_with_the_final_move(
 
 
 async def test_a_rated_game_end_rates_its_players_once_in_the_final_move(
-    url: str, db: Database
+    url: str, either_path: Database
 ) -> None:
+    db = either_path
     move = await table_at_last_move(db, "t1", FIRST, seed=3, rated=True)
     other_db = Database(url)  # another process, its cache one move behind
     try:
