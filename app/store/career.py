@@ -193,12 +193,6 @@ async def claim_game(
     return None if (await connection.execute(claim)).first() is None else seq
 
 
-async def claimed(connection: AsyncConnection, table_id: str) -> bool:
-    """Whether the game's results were applied."""
-    found = await connection.execute(select(RESULTS.c.seq).where(RESULTS.c.table_id == table_id))
-    return found.first() is not None
-
-
 async def next_seq(connection: AsyncConnection) -> int:
     """The next finished game's number (the counter row stays locked until commit); the
     counter row is created if missing."""
