@@ -14,8 +14,11 @@ its real SQL (no HTTP/GraphQL layer):
 - `leaderboard` pages of 20: the first, and pages deep in the list (cursor from a page
   read before);
 - `profile` (profile + stats + rating) and its first `games` page, then a later page;
-- a game's final move through the Ledger: with the careers hook (ORM transaction with
-  the career writes) against without it (the one-trip move writer), rated and unrated.
+- a game's final move through the Ledger: without careers (as before them) against
+  with them (the same one-trip move writer), rated and unrated, and through the session
+  path (the ORM transaction); besides its time, what is robust to the machine's load:
+  the CPU it took here and in its PostgreSQL backends, and its round trips (requests
+  sent to PostgreSQL).
 
 Prints p50/p95 in milliseconds beside the machine calibration; asserts nothing.
 """
@@ -24,13 +27,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import statistics
 import sys
 import time
 import uuid
+from asyncio import selector_events
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +45,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import asyncpg  # type: ignore[import-untyped]
 from _measure import calibration
-from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.memory import MemoryBroker
 from app.rules.bots import POLICIES, PolicyName
@@ -47,10 +52,10 @@ from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.serialize import game_to_json
 from app.services.accounts.profiles import ProfileService
-from app.services.accounts.results import game_over_effect
+from app.services.accounts.results import game_ends
 from app.services.auth import Player
 from app.services.games import apply_move
-from app.services.ledger import Change, Effect, Ledger
+from app.services.ledger import Change, Ledger
 from app.services.model import TableSnapshot
 from app.store.db import Database
 from app.store.migrate import upgrade
@@ -183,16 +188,6 @@ async def store_table(db: Database, table_id: str, game: Game, rated: bool) -> N
             )
 
 
-def _no_op_effect(_table: TableSnapshot) -> Effect:
-    """An effect that writes nothing: the final move then takes the ORM transaction path,
-    which separates that path's cost from the career writes' own."""
-
-    async def nothing(_session: AsyncSession) -> None:
-        return None
-
-    return nothing
-
-
 def _finisher(ledger: Ledger, tables: list[tuple[str, Move]]) -> Callable[[int], Awaitable[None]]:
     """Each call makes the final move of the next table (read first: cached, as live)."""
     pending = iter(tables)
@@ -209,44 +204,126 @@ def _finisher(ledger: Ledger, tables: list[tuple[str, Move]]) -> Callable[[int],
     return finish
 
 
-async def game_end_cost(url: str, samples: int) -> dict[str, tuple[float, float]]:
-    """p50/p95 of the final move through the Ledger: without the careers hook, and with
-    it on unrated and rated tables. The variants take turns, sample by sample, so that a
-    change in the machine's load weighs on all of them alike."""
-    db = Database(url)
-    ledger = Ledger(db, MemoryBroker())
+# asyncio's TCP transport (private, not in the stubs): every socket write goes through it.
+_TRANSPORT: Any = vars(selector_events)["_SelectorSocketTransport"]
+
+
+class Trips:
+    """Counts the requests this process sends to PostgreSQL: each is one write on a
+    socket transport (asyncpg writes a request at once, then waits for its answer; the
+    broker here is in memory, so PostgreSQL is the only peer)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._original = _TRANSPORT.write
+
+    def __enter__(self) -> Trips:
+        original = self._original
+
+        def write(transport: Any, data: Any) -> None:
+            self.count += 1
+            original(transport, data)
+
+        _TRANSPORT.write = write
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        _TRANSPORT.write = self._original
+
+
+def backends(database: str) -> list[int]:
+    """The PostgreSQL processes serving `database` (their process titles name it)."""
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if f" {database} ".encode() in Path(entry.path, "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+    return pids
+
+
+def cpu_ns(pids: list[int]) -> int:
+    """The CPU time these processes have used so far (ns, from /proc/PID/schedstat)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError):
+            total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+    return total
+
+
+@dataclass
+class Cost:
+    """What the final moves of one variant took, sample by sample."""
+
+    wall_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)  # this process
+    server_cpu_ms: list[float] = field(default_factory=list)  # PostgreSQL's backends
+    trips: list[int] = field(default_factory=list)
+
+    def medians(self) -> tuple[float, float, float, float]:
+        """Wall time, CPU here, PostgreSQL's CPU (ms) and round trips."""
+        return (
+            statistics.median(self.wall_ms),
+            statistics.median(self.cpu_ms),
+            statistics.median(self.server_cpu_ms),
+            statistics.median(self.trips),
+        )
+
+    def line(self, label: str) -> str:
+        """p50/p95 of the wall time, then the medians of the rest."""
+        wall = sorted(self.wall_ms)
+        _, cpu, server, trips = self.medians()
+        p50, p95 = statistics.median(wall), wall[int(len(wall) * 0.95) - 1]
+        return f"{label:52} {p50:8.2f} {p95:8.2f} {cpu:8.2f} {server:8.2f} {trips:6.0f}"
+
+
+async def game_end_cost(url: str, database: str, samples: int) -> dict[str, Cost]:
+    """The final move through the Ledger: without careers (before them), and with them on
+    unrated and rated tables through the move writer, and on unrated tables through the
+    session path (the ORM transaction: a finishing change that also changes seats, or a
+    database without a move writer). The variants take turns, sample by sample, so that
+    a change in the machine's load weighs on all of them alike."""
+    db, session_db = Database(url), Database(url)
+    session_db.move_writer = None
+    writer_ledger = Ledger(db, MemoryBroker())
+    session_ledger = Ledger(session_db, MemoryBroker())
     positions = final_positions(8)
-    variants: list[tuple[str, Callable[[TableSnapshot], Effect] | None, bool]] = [
-        ("final move, no careers (before)", None, False),
-        ("final move, ORM transaction, no career writes", _no_op_effect, False),
-        ("final move + careers, unrated", game_over_effect, False),
-        ("final move + careers, rated", game_over_effect, True),
+    variants: list[tuple[str, Ledger, bool, bool]] = [
+        ("final move, no careers (before)", writer_ledger, False, False),
+        ("final move + careers, unrated", writer_ledger, True, False),
+        ("final move + careers, rated", writer_ledger, True, True),
+        ("final move + careers, unrated, session path", session_ledger, True, False),
     ]
-    times: dict[str, list[float]] = {label: [] for label, _, _ in variants}
+    costs = {label: Cost() for label, *_ in variants}
     try:
         tables: dict[str, list[tuple[str, Move]]] = {}
-        for label, _, rated in variants:
+        for label, _, _, rated in variants:
             tables[label] = []
             for i in range(samples + 5):
                 table_id = uuid.uuid4().hex
                 game, move = positions[i % len(positions)]
                 await store_table(db, table_id, game, rated)
                 tables[label].append((table_id, move))
-        finishers = {label: _finisher(ledger, tables[label]) for label, _, _ in variants}
-        for i in range(samples + 5):
-            for label, hook, _ in variants:
-                ledger.on_finish = hook
-                start = time.perf_counter()
-                await finishers[label](i)
-                if i >= 5:  # the first five warm up
-                    times[label].append((time.perf_counter() - start) * 1000)
+        finishers = {label: _finisher(ledger, tables[label]) for label, ledger, *_ in variants}
+        with Trips() as trips:
+            for i in range(samples + 5):
+                for label, ledger, careers, _ in variants:
+                    ledger.on_finish = game_ends(ledger.moves) if careers else None
+                    pids = backends(database)
+                    server, cpu, sent = cpu_ns(pids), time.process_time(), trips.count
+                    start = time.perf_counter()
+                    await finishers[label](i)
+                    wall = time.perf_counter() - start
+                    if i >= 5:  # the first five warm up
+                        cost = costs[label]
+                        cost.wall_ms.append(wall * 1000)
+                        cost.cpu_ms.append((time.process_time() - cpu) * 1000)
+                        cost.server_cpu_ms.append((cpu_ns(pids) - server) / 1e6)
+                        cost.trips.append(trips.count - sent)
     finally:
         await db.dispose()
-    figures = {}
-    for label, measured in times.items():
-        measured.sort()
-        figures[label] = (statistics.median(measured), measured[int(len(measured) * 0.95) - 1])
-    return figures
+        await session_db.dispose()
+    return costs
 
 
 async def main() -> None:
@@ -318,13 +395,24 @@ async def main() -> None:
             print(f"{'games page of 20 after a cursor':52} {p50:8.2f} {p95:8.2f}")
         finally:
             await db.dispose()
-        costs = await game_end_cost(url, max(50, args.samples // 2))
-        for label, (p50, p95) in costs.items():
-            print(f"{label:52} {p50:8.2f} {p95:8.2f}")
-        base = costs["final move, no careers (before)"][0]
-        for label in ("final move + careers, unrated", "final move + careers, rated"):
-            kind = label.rsplit(", ", 1)[-1]
-            print(f"extra cost of a game's end ({kind}): {costs[label][0] - base:+.2f} ms (p50)")
+        costs = await game_end_cost(url, name, max(50, args.samples // 2))
+        print(
+            f"{'':52} {'p50 ms':>8} {'p95 ms':>8} {'cpu ms':>8} {'pg cpu':>8} {'trips':>6}"
+            "  (cpu: this process; pg cpu: its PostgreSQL backends; medians)"
+        )
+        for label, cost in costs.items():
+            print(cost.line(label))
+        base = costs["final move, no careers (before)"].medians()
+        for label in list(costs)[1:]:
+            wall, cpu, server, trips = (
+                m - b for m, b in zip(costs[label].medians(), base, strict=True)
+            )
+            print(
+                f"extra cost of a game's end ({label.split(', ', 1)[-1]}), medians: "
+                f"{wall:+.2f} ms, {cpu:+.2f} ms CPU, {server:+.2f} ms PostgreSQL CPU, "
+                f"{trips:+.0f} round trips"
+            )
+        print(f"calibration: {calibration()}; load average {os.getloadavg()[0]:.1f}")
     finally:
         await admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", name

@@ -17,7 +17,7 @@ from app.store.migrate import upgrade
 
 from . import wire
 from .accounts.profiles import ProfileService
-from .accounts.results import game_over_effect
+from .accounts.results import game_ends
 from .auth import AuthService, TokenRevoked, hash_token
 from .chat.limits import ChatLimiter
 from .chat.service import ChatService
@@ -78,7 +78,8 @@ class Services:
         self.auth = AuthService(self.db, settings)
         self.ledger = Ledger(self.db, self.broker)
         self.ledger.clock_scale = settings.turn_clock_scale
-        self.ledger.on_finish = game_over_effect  # careers: in the game's last transaction
+        # Careers: written in the transaction of a game's last change.
+        self.ledger.on_finish = game_ends(self.ledger.moves)
         self.profiles = ProfileService(self.db, cursor_key(settings))
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)

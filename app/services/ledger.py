@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -21,7 +21,9 @@ from app.rules.errors import ErrorCode, RuleError
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
 from app.rules.serialize import game_from_json, game_to_json
+from app.store import career
 from app.store import tables as repo
+from app.store.career import GameEnd
 from app.store.db import Database
 from app.store.models import SeatRow, TableRow
 
@@ -76,8 +78,8 @@ class Ledger:
         self._cache: dict[str, TableSnapshot] = {}
         self.reactors: list[Reactor] = []
         self.clock_scale = 1.0  # a turn lasts turn_seconds x this (tests shorten it)
-        # Writes to make in the transaction of the change that finishes a game (careers).
-        self.on_finish: Callable[[TableSnapshot], Effect] | None = None
+        # Describes the careers update to write with the change that finishes a game.
+        self.on_finish: Callable[[TableSnapshot, Change], Awaitable[GameEnd | None]] | None = None
 
     def react(self, reactor: Reactor) -> None:
         """Call `reactor` after every change this process commits."""
@@ -185,17 +187,25 @@ class Ledger:
                 return change, before
             stamp_clocks(before, change, time.time(), self.clock_scale)
             after = change.steps[-1].table
+            finish = None
             if self.on_finish is not None and _finishes(before, after):
-                change.effects.append(self.on_finish(after))
-            if not await self._store(before, after, change):
+                finish = await self.on_finish(after, change)
+            if not await self._store(before, after, change, finish):
                 self.forget(table_id)
                 raise Conflict(stale_cache=not verified)
         self._remember(after)
         return change, after
 
-    async def _store(self, before: TableSnapshot, after: TableSnapshot, change: Change) -> bool:
+    async def _store(
+        self,
+        before: TableSnapshot,
+        after: TableSnapshot,
+        change: Change,
+        finish: GameEnd | None,
+    ) -> bool:
         """Write `change` if the table is still at `before`'s version (False if not):
-        the table row, its seats, the move log and any further effects, atomically."""
+        the table row, its seats, the move log, the careers of a game it finishes and
+        any further effects, atomically (a game move in one trip of the move writer)."""
         values = _row_values(after)
         seat_changes = {
             s.name: (o.player_id if o is not None else None)
@@ -205,8 +215,11 @@ class Ledger:
         writer = self.db.move_writer
         if writer is not None and not seat_changes and not change.effects:
             rows = repo.move_rows(after.id, change.log)
-            return await writer.commit(after.id, before.version, values, rows)
+            return await writer.commit(after.id, before.version, values, rows, finish)
         async with self.db.transaction() as session:
+            # The ratings a game end changes are locked before its table row (the order
+            # of every game end's locks, see `career.lock_skills`).
+            skills = await career.lock_skills(session, finish.rated_players) if finish else {}
             if not await repo.compare_and_set(session, after.id, before.version, values):
                 return False
             if seat_changes:
@@ -217,6 +230,8 @@ class Ledger:
                 }
                 await repo.replace_seats(session, after.id, seat_changes, levels)
             await repo.append_moves(session, after.id, change.log)
+            if finish is not None:
+                await career.record_game(session, finish, skills)
             for effect in change.effects:
                 await effect(session)
         return True

@@ -1,15 +1,17 @@
 """Career tables (ratings, rating history, statistics, game summaries) and their writes.
 
-A game's results are written once: `claim_game` inserts its `game_results` row (the
-table id is the key), and the whole update runs in the transaction of the change that
-ended the game. `seq` numbers the finished games from a counter row that each claim
-updates: its row lock makes the numbers follow commit order across processes, so a
-list keyed by `seq` never sees an older number commit after a newer one.
+A game's results are written once: the claim inserts its `game_results` row (the table
+id is the key), and the whole update (a `GameEnd`) runs in the transaction of the
+change that ended the game: in the move writers' one transaction (`career_sqlite`,
+`career_pg`), or here on the session path (`record_game`). `seq` numbers the finished
+games from a counter row that each claim updates: its row lock makes the numbers
+follow commit order across processes, so a list keyed by `seq` never sees an older
+number commit after a newer one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,11 +31,12 @@ from sqlmodel import Field, SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.rules.career import CareerLine
-from app.rules.rating import DEFAULT_MU, DEFAULT_SIGMA, Skill
+from app.rules.rating import Skill
 
 from .models import PlayerRow
 
 GAMES_COUNTER = "games"
+NEW = Skill()  # a player before any rated game
 
 
 def _big() -> Any:
@@ -180,49 +183,14 @@ async def claim_game(
     """Mark the game's results as applied and number it; None when they already were
     (a repeated claim only leaves a gap in the numbers)."""
     connection = await session.connection()
-    values = {"table_id": table_id, "finished_at": finished_at, "rated": rated}
-    if connection.dialect.name == "postgresql":
-        # One round trip: bump the counter and insert the claim numbered by it.
-        bumped = (
-            update(COUNTERS)
-            .where(COUNTERS.c.name == GAMES_COUNTER)
-            .values(value=COUNTERS.c.value + 1)
-            .returning(COUNTERS.c.value)
-            .cte("bumped")
-        )
-        claim = (
-            postgresql.insert(RESULTS)
-            .from_select(
-                ["table_id", "seq", "finished_at", "rated"],
-                select(
-                    literal(table_id),
-                    bumped.c.value,
-                    literal(finished_at),
-                    literal(rated),
-                ),
-            )
-            .on_conflict_do_nothing(index_elements=["table_id"])
-            .returning(RESULTS.c.seq)
-        )
-        row = (await connection.execute(claim)).first()
-        if row is not None:
-            return int(row[0])
-        if await claimed(connection, table_id):
-            return None
     seq = await next_seq(connection)
     claim = (
         _insert(connection, RESULTS)
-        .values(seq=seq, **values)
+        .values(table_id=table_id, seq=seq, finished_at=finished_at, rated=rated)
         .on_conflict_do_nothing(index_elements=["table_id"])
         .returning(RESULTS.c.seq)
     )
     return None if (await connection.execute(claim)).first() is None else seq
-
-
-async def claimed(connection: AsyncConnection, table_id: str) -> bool:
-    """Whether the game's results were applied."""
-    found = await connection.execute(select(RESULTS.c.seq).where(RESULTS.c.table_id == table_id))
-    return found.first() is not None
 
 
 async def next_seq(connection: AsyncConnection) -> int:
@@ -278,41 +246,35 @@ async def add_stats(session: AsyncSession, lines: Sequence[CareerLine]) -> None:
     await connection.execute(statement)
 
 
+def new_rating_values() -> dict[str, Any]:
+    """A ratings row's values (but its player and username) before any rated game."""
+    return {
+        "mu": NEW.mu,
+        "sigma": NEW.sigma,
+        "value": NEW.value,
+        "deviation": NEW.deviation,
+        "games": NEW.games,
+        "seq": 0,
+        **board_values(NEW),
+    }
+
+
 async def lock_skills(session: AsyncSession, player_ids: Sequence[str]) -> dict[str, Skill]:
     """The current skills of these players, created at the default for new ones and
-    locked until commit (two games ending at once for one player apply in turn)."""
+    locked until commit (two games ending at once for one player apply in turn).
+
+    Every game end locks the ratings it changes before its table row and the games
+    counter (rows in id order), so two game ends never wait for each other in a cycle."""
     if not player_ids:
         return {}
     connection = await session.connection()
-    seed = select(
-        PLAYERS.c.id,
-        PLAYERS.c.username_key,
-        literal(DEFAULT_MU),
-        literal(DEFAULT_SIGMA),
-        literal(Skill().value),
-        literal(Skill().deviation),
-        literal(0),
-        literal(0),
-        literal(False),
-        literal(-Skill().value),
-        literal(0),
-    ).where(PLAYERS.c.id.in_(player_ids))
-    # Rows are locked in id order; game ends are serialized by the counter row anyway
-    # (claim_game), so two games sharing players cannot deadlock here.
-    seed = seed.order_by(PLAYERS.c.id)
-    columns = [
-        "player_id",
-        "username_key",
-        "mu",
-        "sigma",
-        "value",
-        "deviation",
-        "games",
-        "seq",
-        "listed",
-        "board_value",
-        "board_games",
-    ]
+    defaults = new_rating_values()
+    seed = (
+        select(PLAYERS.c.id, PLAYERS.c.username_key, *(literal(v) for v in defaults.values()))
+        .where(PLAYERS.c.id.in_(player_ids))
+        .order_by(PLAYERS.c.id)
+    )
+    columns = ["player_id", "username_key", *defaults]
     # A no-op update on conflict locks an existing row and returns it as it stands.
     statement = _insert(connection, RATINGS).from_select(columns, seed)
     statement = statement.on_conflict_do_update(
@@ -373,9 +335,6 @@ async def save_skills(
             for player_id, skill in after.items()
         ],
     )
-
-
-NEW = Skill()
 
 
 def board_values(skill: Skill) -> dict[str, Any]:
@@ -442,3 +401,47 @@ async def add_summaries(
             for line in lines
         ],
     )
+
+
+# The ratings after a rated game from those before it (pure: computed between the
+# read of the current ratings and the write of the new ones).
+Rate = Callable[[Mapping[str, Skill]], dict[str, Skill]]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """A finished game's career update, written with the change that ends the game."""
+
+    table_id: str
+    finished_at: float
+    lines: tuple[CareerLine, ...]
+    rate: Rate | None = None  # None: an unrated game
+
+    @property
+    def rated(self) -> bool:
+        """Whether the game changes ratings."""
+        return self.rate is not None
+
+    @property
+    def rated_players(self) -> list[str]:
+        """The players whose ratings the game changes, in id order (the lock order)."""
+        return sorted(line.player_id for line in self.lines) if self.rated else []
+
+    def ratings_after(self, before: Mapping[str, Skill]) -> dict[str, Skill]:
+        """The new ratings from the current ones (none for an unrated game)."""
+        return self.rate(before) if self.rate is not None else {}
+
+
+async def record_game(session: AsyncSession, end: GameEnd, before: dict[str, Skill]) -> int | None:
+    """Claim the game and write its careers on the session path (after its table row
+    and move log); `before` are the ratings `lock_skills` read and locked first. The
+    game's number, None if it was already claimed (then nothing is written)."""
+    seq = await claim_game(session, end.table_id, end.finished_at, end.rated)
+    if seq is None:
+        return None
+    after = end.ratings_after(before)
+    await save_skills(session, end.table_id, seq, before, after)
+    await add_stats(session, end.lines)
+    finished = FinishedGame(end.table_id, seq, end.finished_at, end.rated)
+    await add_summaries(session, finished, end.lines, before, after)
+    return seq

@@ -2,50 +2,95 @@
 
 The compare-and-swap of the table row and the insert of its move-log rows are one
 statement (a data-modifying CTE), so they apply together or not at all without
-BEGIN/COMMIT trips. No connection is checked for liveness first: one that fails in
-any way but a refused statement is terminated, and the pool opens a new one. Errors
-become SQLAlchemy's, as the rest of the server expects (an outage answers
-UNAVAILABLE).
+BEGIN/COMMIT trips. The change that ends a game adds its career update to that
+statement (`career_pg`); a rated game reads its players' ratings first (two trips).
+
+No connection is checked for liveness first: one that fails in any way but a refused
+statement is terminated, and the pool opens a new one. Errors become SQLAlchemy's, as
+the rest of the server expects (an outage answers UNAVAILABLE).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 from sqlalchemy import exc
 from sqlalchemy.engine import make_url
 
+from . import career_pg
+from .career import GameEnd
 from .models import MoveRow, TableRow, now
 from .writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
 _TABLES = str(TableRow.__tablename__)
 _MOVES = str(MoveRow.__tablename__)
 _MOVE_TYPES = {"seq": "integer", "changes": "integer", "move": "text", "created_at": "float8"}
+_NAME = re.compile(r"(?<![:\w]):([a-z_][a-z0-9_]*)")
 
 
-def _commit_sql() -> str:
-    settings = ", ".join(f"{name} = ${i}" for i, name in enumerate(TABLE_COLUMNS, start=3))
-    first = 3 + len(TABLE_COLUMNS)
-    arrays = ", ".join(
-        f"${i}::{_MOVE_TYPES[name]}[]" for i, name in enumerate(MOVE_COLUMNS, start=first)
-    )
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """SQL written with named parameters (`:name`), sent with asyncpg's numbered ones."""
+
+    sql: str
+    names: tuple[str, ...]
+
+    @classmethod
+    def named(cls, text: str) -> Statement:
+        """The statement of `text`, its `:name` parameters numbered in order of use."""
+        names: list[str] = []
+
+        def number(match: re.Match[str]) -> str:
+            if match.group(1) not in names:
+                names.append(match.group(1))
+            return f"${names.index(match.group(1)) + 1}"
+
+        sql = _NAME.sub(number, text)
+        return cls(sql, tuple(names))
+
+    def args(self, values: Mapping[str, Any]) -> list[Any]:
+        """The parameter values in their numbered order."""
+        return [values[name] for name in self.names]
+
+
+def _change_ctes(gate: str = "") -> str:
+    """`updated` (the compare-and-swap of the table row, `gate` an extra condition) and
+    `logged` (its move-log rows, only if the row was updated)."""
+    settings = ", ".join(f"{name} = :t_{name}" for name in TABLE_COLUMNS)
+    arrays = ", ".join(f":m_{name}::{_MOVE_TYPES[name]}[]" for name in MOVE_COLUMNS)
     columns = ", ".join(MOVE_COLUMNS)
     picked = ", ".join(f"m.{name}" for name in MOVE_COLUMNS)
-    # Both data-modifying parts run to completion whatever the final SELECT reads; it
-    # counts the updated rows, so a change is told applied even with no log rows.
+    condition = f" AND {gate}" if gate else ""
     return (
-        f"WITH updated AS (UPDATE {_TABLES} SET {settings} "
-        f"WHERE id = $1 AND version = $2 RETURNING id), "
+        f"updated AS (UPDATE {_TABLES} SET {settings} "
+        f"WHERE id = :table_id AND version = :expected{condition} RETURNING id), "
         f"logged AS (INSERT INTO {_MOVES} (table_id, {columns}) "
         f"SELECT updated.id, {picked} FROM updated, unnest({arrays}) AS m({columns}) "
-        f"RETURNING seq) "
-        f"SELECT count(*) AS applied FROM updated"
+        f"RETURNING seq)"
     )
 
 
-COMMIT_SQL = _commit_sql()
+# Every data-modifying part runs to completion whatever the final SELECT reads; it counts
+# the updated rows, so a change is told applied even with no log rows.
+_APPLIED = "(SELECT count(*) FROM updated) AS applied"
+MOVE = Statement.named(f"WITH {_change_ctes()} SELECT {_APPLIED}")
+# The change that ends an unrated game, with its careers: still one statement.
+UNRATED_END = Statement.named(
+    f"WITH {_change_ctes()}, {career_pg.CLAIM_CTES} "
+    f"SELECT {_APPLIED}, (SELECT seq FROM claim) AS seq"
+)
+# The change that ends a rated game, written only if the ratings read are still current.
+RATED_END = Statement.named(
+    f"WITH {career_pg.RATED_GATE}, {_change_ctes(career_pg.GATE_CONDITION)}, "
+    f"{career_pg.CLAIM_CTES}, {career_pg.RATED_CTES} "
+    f"SELECT {_APPLIED}, (SELECT seq FROM claim) AS seq, (SELECT ok FROM fresh) AS fresh"
+)
+READ_RATINGS = Statement.named(career_pg.READ_RATINGS)
+RATED_ATTEMPTS = 10  # reads of the ratings of a game whose players' other games keep ending
 VERSION_SQL = f"SELECT version FROM {_TABLES} WHERE id = $1"
 POOL_SIZE = 8
 STATEMENT_TIMEOUT = 10.0  # seconds: a silent network must not hold a move forever
@@ -105,13 +150,47 @@ class PostgresMoveWriter:
         expected_version: int,
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
+        finish: GameEnd | None = None,
     ) -> bool:
-        """See `MoveWriter.commit`."""
+        """See `MoveWriter.commit`: one statement (two trips for a rated game's end)."""
         row = {"updated_at": now(), **values}
-        args = [table_id, expected_version, *(row[name] for name in TABLE_COLUMNS)]
-        args += [[move[name] for move in moves] for name in MOVE_COLUMNS]
-        rows = await self._fetch(COMMIT_SQL, *args)
+        change = {f"t_{name}": row[name] for name in TABLE_COLUMNS}
+        change.update({f"m_{name}": [move[name] for move in moves] for name in MOVE_COLUMNS})
+        change.update(table_id=table_id, expected=expected_version)
+        if finish is None:
+            return await self._applied(MOVE, change)
+        if not finish.rated:
+            return await self._applied(
+                UNRATED_END, {**change, **career_pg.claim_values(finish, {}, {})}
+            )
+        return await self._rated_end(change, finish)
+
+    async def _applied(self, statement: Statement, values: Mapping[str, Any]) -> bool:
+        rows = await self._fetch(statement.sql, *statement.args(values))
         return bool(rows[0]["applied"] == 1)
+
+    async def _rated_end(self, change: dict[str, Any], finish: GameEnd) -> bool:
+        """Read the ratings, compute the new ones, write the change with them if those
+        read are still current; read again if not."""
+        players = finish.rated_players
+        for _attempt in range(RATED_ATTEMPTS):
+            rows = await self._fetch(
+                READ_RATINGS.sql, *READ_RATINGS.args(career_pg.read_values(players))
+            )
+            read = career_pg.ratings_read(rows)
+            if len(read) != len(players):
+                continue  # a first rating was being created by another game end: read again
+            before = {player_id: skill for player_id, (skill, _seq) in read.items()}
+            after = finish.ratings_after(before)
+            values = {
+                **change,
+                **career_pg.claim_values(finish, before, after),
+                **career_pg.skill_values(read, after),
+            }
+            written = (await self._fetch(RATED_END.sql, *RATED_END.args(values)))[0]
+            if written["fresh"]:
+                return bool(written["applied"] == 1)
+        raise driver_error(RuntimeError("ratings kept changing"), "rated game end", False)
 
     async def version(self, table_id: str) -> int | None:
         """See `MoveWriter.version`."""

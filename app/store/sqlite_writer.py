@@ -4,7 +4,8 @@ Through SQLAlchemy and aiosqlite one move cost ~11 hops between the event loop a
 the driver thread (check-out, BEGIN, UPDATE, INSERT, COMMIT, cursors, reset on
 check-in) and ~1 ms of CPU, a third of all the server's work per move. Here the
 whole transaction (compare-and-swap of the table row, then the move-log rows) runs
-as one function on the writer's own thread. Its SQL is compiled from the same
+as one function on the writer's own thread; the change that ends a game writes its
+careers in that transaction too (`career_sqlite`). Its SQL is compiled from the same
 SQLAlchemy tables, so the schema has one source of truth.
 
 Both this and the general session path (`Database.transaction`) run under the
@@ -22,6 +23,8 @@ from typing import Any, TypeVar
 from sqlalchemy import bindparam, exc, insert, select, update
 from sqlalchemy.dialects import sqlite
 
+from . import career_sqlite
+from .career import GameEnd
 from .models import MoveRow, TableRow, now
 from .writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
@@ -100,10 +103,11 @@ class SqliteMoveWriter:
         expected_version: int,
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
+        finish: GameEnd | None = None,
     ) -> bool:
         """See `MoveWriter.commit`."""
         params = {"updated_at": now(), **values, "id_": table_id, "expected_": expected_version}
-        return await self._run(lambda connection: _commit(connection, params, moves))
+        return await self._run(lambda connection: _commit(connection, params, moves, finish))
 
     async def version(self, table_id: str) -> int | None:
         """See `MoveWriter.version`."""
@@ -118,7 +122,10 @@ class SqliteMoveWriter:
 
 
 def _commit(
-    connection: sqlite3.Connection, params: dict[str, Any], moves: Sequence[dict[str, Any]]
+    connection: sqlite3.Connection,
+    params: dict[str, Any],
+    moves: Sequence[dict[str, Any]],
+    finish: GameEnd | None,
 ) -> bool:
     statement = "BEGIN IMMEDIATE"
     try:
@@ -130,6 +137,9 @@ def _commit(
                 return False
             statement = _APPEND_MOVE
             connection.executemany(statement, moves)
+            if finish is not None:
+                statement = "the careers of a finished game"
+                career_sqlite.record_game(connection, finish)
             statement = "COMMIT"
             connection.execute(statement)
         except BaseException:

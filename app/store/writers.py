@@ -3,7 +3,8 @@
 A game move changes the table row (a compare-and-swap on its version) and appends
 its move-log rows. Through the general session path that took several trips
 between the event loop and the database and most of the server's database CPU;
-each writer does it in one, all or nothing. Other writes (seats, social) keep the
+each writer does it in one, all or nothing, the change that ends a game with its
+careers (statistics, summaries, ratings). Other writes (seats, social) keep the
 session path.
 """
 
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import exc
+
+from .career import GameEnd
 
 # The table columns a game change sets (the ledger's row values plus the write time).
 TABLE_COLUMNS = (
@@ -45,10 +48,11 @@ class MoveWriter(Protocol):
         expected_version: int,
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
+        finish: GameEnd | None = None,
     ) -> bool:
         """Set the table row's `values` if it is still at `expected_version` and append
-        the move-log rows (at least one), atomically; False (nothing written) if the
-        table moved on."""
+        the move-log rows, with `finish` (the change ends a game) its career update,
+        atomically; False (nothing written) if the table moved on."""
         ...
 
     async def version(self, table_id: str) -> int | None:

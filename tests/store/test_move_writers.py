@@ -25,10 +25,11 @@ from app.services.model import TableSnapshot, TableStatus
 from app.store import tables as repo
 from app.store.db import Database
 from app.store.migrate import upgrade
-from app.store.models import MoveRow, PlayerRow, TableRow
+from app.store.models import MoveRow, TableRow
 from app.store.postgres_writer import PostgresMoveWriter
 from app.store.sqlite_writer import SqliteMoveWriter
 from app.store.writers import MOVE_COLUMNS, TABLE_COLUMNS, MoveWriter
+from tests.store.databases import database_url, migrated_with_players
 from tests.support.server import free_port
 from tests.support.services import POSTGRES_ADMIN_URL, postgres_database
 from tests.support.tables import table_snapshot
@@ -36,33 +37,10 @@ from tests.support.tables import table_snapshot
 PLAYERS = ["p0", "p1", "p2", "p3"]
 
 
-def database_url(path: Path) -> str:
-    return f"sqlite+aiosqlite:///{path}"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A new database of each kind."""
-    if request.param == "sqlite":
-        yield database_url(tmp_path / "spades.db")
-        return
-    with postgres_database() as url:
-        yield url
-
-
 @pytest.fixture
 async def url(empty_url: str) -> str:
     """A migrated database with four players."""
-    url = empty_url
-    await asyncio.to_thread(upgrade, url)
-    db = Database(url)
-    async with db.write() as session:
-        for player in PLAYERS:
-            session.add(
-                PlayerRow(id=player, username=player, username_key=player, password_hash="x")
-            )
-    await db.dispose()
-    return url
+    return await migrated_with_players(empty_url, PLAYERS)
 
 
 @pytest.fixture
