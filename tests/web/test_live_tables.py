@@ -3,9 +3,10 @@ out, a bot holding a seat until its player takes it back, presence, a closed tab
 options changed before the start, and the list of blocked players.
 
 The server of this module runs turn clocks at 0.6 of real time: a 5-second clock
-(the shortest a public table may have) runs out after 3 s. Tables whose clock is not
-under test take 300 s turns (3 minutes here), which no test waits for. Its bots take
-150 ms a move, so that four bots cannot finish a game while a test reloads a page.
+(the shortest a public table may have) runs out after 3 s, a 20-second one after 12 s.
+Tables whose clock is not under test take 300 s turns (3 minutes here), which no test
+waits for. Its bots take 150 ms a move, so that four bots cannot finish a game while a
+test reloads a page.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tests.web import pages
 
 CLOCK_SCALE = 0.6
 SHORT = 5  # seconds per turn of the clock under test (3 s here)
+MEDIUM = 20  # long enough to be announced at 10 and 5 seconds left (12 s here)
 PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
 LONG = 300  # seconds per turn where the clock is not under test
 
@@ -73,21 +75,25 @@ def test_the_countdown_runs_out_and_the_server_plays_for_a_silent_player(
     browser: Any, clock_server: LiveServer
 ) -> None:
     north = pages.sign_up(browser, clock_server, "clocked")
-    against_bots(north, "Clock table", SHORT)
+    against_bots(north, "Clock table", MEDIUM)
     # East, South and West bid at once; North's bid turn shows its countdown.
     pages.wait_turn(north)
     clock = seat_box(north, "NORTH").get_by_role("timer")
     clock.wait_for()
-    # Shown as "0:03", read out as "Time left: 0:03".
-    assert re.fullmatch(r"Time left: 0:0[1-5]( \(hurry\))?", clock.text_content() or "")
-    assert int(clock.get_attribute("data-clock") or "0") <= SHORT
-    # Its last seconds are urgent (a 5-second turn: its last 3 seconds).
-    north.page.locator(".seat[data-seat=NORTH] [data-urgent]").wait_for()
+    # Shown as "0:11", read out as "Time left: 0:11".
+    assert re.fullmatch(r"Time left: 0:[01][0-9]", clock.text_content() or "")
+    assert 0 < int(clock.get_attribute("data-clock") or "0") <= MEDIUM * CLOCK_SCALE
+    # Screen readers hear it once at 10 seconds (not every second), before any urgency.
+    expect_spoken(north, "Your turn: 10 seconds left.")
+    assert seat_box(north, "NORTH").locator("[data-urgent]").count() == 0
     pages.act(north, 3)
 
-    # The bots lead; North stays silent on the first trick: the server plays for them.
+    # The bots lead; North stays silent on the first trick. The last 5 seconds are urgent
+    # and announced; then the server plays for North.
     pages.wait_turn(north)
     assert north.game().get_attribute("data-phase") == "PLAYING"
+    seat_box(north, "NORTH").locator("[data-urgent]").wait_for()
+    expect_spoken(north, "Your turn: 5 seconds left.")
     timed_out = logged(north, "TURN_TIMED_OUT")
     assert timed_out.inner_text() == "Time ran out for North: the server moves for them."
     played = north.page.locator("[data-log] li[data-event=CARD_PLAYED]", has_text="North played")
@@ -96,6 +102,15 @@ def test_the_countdown_runs_out_and_the_server_plays_for_a_silent_player(
     # Timed-out lines come before what was played for the seat (newest first).
     lines = north.page.locator("[data-log] li").all_inner_texts()
     assert lines.index(played.first.inner_text()) < lines.index(timed_out.inner_text())
+
+
+def expect_spoken(player: pages.Player, words: str) -> None:
+    """Wait until the live region says `words`."""
+    player.page.wait_for_function(
+        "w => document.querySelector('[aria-live=polite][aria-atomic=true]')?.textContent === w",
+        arg=words,
+        timeout=10_000,
+    )
 
 
 def test_after_two_timeouts_a_bot_holds_the_seat_until_its_player_takes_it_back(
