@@ -186,7 +186,7 @@ export function Board(props: {
         <TrickArea view={view} order={order} />
         <p class="spades-broken small" aria-live="off"><span aria-hidden="true">♠ </span>{view.spadesBroken ? "Spades broken" : "Spades not broken"}</p>
       </section>
-      <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status>{status}</p>
+      <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status id="table-status" tabIndex={-1}>{status}</p>
       {error && <p class="error" role="alert">{error}</p>}
       {me && view.phase === "BIDDING" && view.handWithheld && !props.closed && (
         <BlindNilChoice myTurn={myTurn} onReveal={reveal}

@@ -116,6 +116,8 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
       if (result.data) {
         setTable(result.data.reclaimSeat);
         announcement.value = "You are back in your seat.";
+        // The button is gone: keyboard focus goes on to the game's status line.
+        requestAnimationFrame(() => document.getElementById("table-status")?.focus());
       }
       return result;
     });
