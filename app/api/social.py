@@ -107,6 +107,13 @@ class SocialQuery:
         viewer = await require_viewer(info)
         return [player_type(p) for p in await services_of(info).social.friends(viewer.player)]
 
+    @strawberry.field(description="the players the caller has blocked, by username")
+    @translate_errors
+    async def blocked_players(self, info: InfoT) -> list[Player]:
+        viewer = await require_viewer(info)
+        blocked = await services_of(info).social.blocked(viewer.player)
+        return [player_type(p) for p in blocked]
+
     @strawberry.field(description="incoming and pending")
     @translate_errors
     async def friend_requests(self, info: InfoT) -> list[FriendRequest]:

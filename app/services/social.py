@@ -305,6 +305,15 @@ class SocialService:
         await self.notify_social_change([player.id, other.id])
         return True
 
+    async def blocked(self, player: Player) -> list[Player]:
+        """The players the player has blocked (not those who blocked them), by username."""
+        async with self.db.read() as session:
+            rows = await session.exec(
+                select(BlockRow.blocked_id).where(BlockRow.blocker_id == player.id)
+            )
+            players = await _players(session, rows.all())
+        return sorted(players.values(), key=lambda p: p.username.lower())
+
     async def unblock(self, player: Player, other_id: str) -> bool:
         """Lift a block (friendship does not come back by itself)."""
         async with self.db.write() as session:

@@ -631,6 +631,7 @@ OWN_ONLY = {
     "me": "the caller itself",
     "lobby": "test_no_payload_ever_contains_another_seats_hand (visible tables only)",
     "friends": "test_lists_show_only_the_callers_own",
+    "blockedPlayers": "test_lists_show_only_the_callers_own",
     "friendRequests": "test_lists_show_only_the_callers_own",
     "invitations": "test_lists_show_only_the_callers_own",
     "signUp": "creates the caller's own account",
@@ -757,13 +758,15 @@ async def test_lists_show_only_the_callers_own(world: World) -> None:
     async with http_client() as http:
         for key in ("host", "stranger", "spectator", "opponent", "partner"):
             lists = await world.api(http, key).data(
-                "{ invitations { id } friendRequests { id } friends { id } }"
+                "{ invitations { id } friendRequests { id } friends { id } blockedPlayers { id } }"
             )
             assert world.invitation not in [i["id"] for i in lists["invitations"]]
             expected = [world.friend_request] if key == "partner" else []
             assert [r["id"] for r in lists["friendRequests"]] == expected
             friends = [f["id"] for f in lists["friends"]]
             assert friends == ([world.members["friend"].id] if key == "host" else [])
+            blocked = [b["id"] for b in lists["blockedPlayers"]]
+            assert blocked == ([world.members["blocked"].id] if key == "host" else [])
         invited = await world.api(http, "invitee").data("{ invitations { id from { id } } }")
         assert invited["invitations"] == [
             {"id": world.invitation, "from": {"id": world.members["host"].id}}

@@ -198,6 +198,28 @@ async def test_a_block_ends_the_friendship_and_pending_requests_both_ways(
     assert await alice.friend_ids() == {bob.pid}
 
 
+async def test_the_blocked_list_shows_whom_you_blocked_by_username_until_unblocked(
+    players: Make,
+) -> None:
+    alice, bob, carol, dave = await players(4)
+    assert await alice.block(carol.pid)
+    assert await alice.block(bob.pid)
+    assert await alice.block(bob.pid)  # blocking twice lists once
+    assert await dave.block(alice.pid)
+    names = [p["username"] for p in await alice.blocked_players()]
+    assert names == sorted([bob.name, carol.name], key=str.lower)
+    # Who blocked you is not yours to list.
+    assert await bob.blocked_players() == []
+    assert [p["id"] for p in await dave.blocked_players()] == [alice.pid]
+    assert await alice.unblock(bob.pid)
+    assert [p["id"] for p in await alice.blocked_players()] == [carol.pid]
+
+
+async def test_the_blocked_list_needs_a_signed_in_player(server: LiveServer) -> None:
+    anonymous = Social(server)
+    assert await anonymous.error("{ blockedPlayers { id } }") == "UNAUTHENTICATED"
+
+
 async def test_unblocking_someone_not_blocked_is_not_found(players: Make) -> None:
     alice, bob = await players(2)
     unblock = "mutation($p: ID!) { unblockPlayer(playerId: $p) }"

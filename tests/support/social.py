@@ -98,6 +98,11 @@ class Social(Api):
         data = await self.call("mutation($p: ID!) { unblockPlayer(playerId: $p) }", p=player_id)
         return bool(data["unblockPlayer"])
 
+    async def blocked_players(self) -> list[dict[str, Any]]:
+        """The `blockedPlayers` list."""
+        data = await self.call(f"{{ blockedPlayers {{ {PLAYER_FIELDS} }} }}")
+        return list(data["blockedPlayers"])
+
     async def friends(self) -> list[dict[str, Any]]:
         """The `friends` list."""
         data = await self.call(f"{{ friends {{ {PLAYER_FIELDS} }} }}")

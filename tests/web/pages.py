@@ -87,10 +87,15 @@ def sign_up(
     return player
 
 
-def create_table(player: Player, name: str, seed: int | None = None) -> str:
-    """Create a table from the lobby form; the id of the new table (the page opens it)."""
+def create_table(
+    player: Player, name: str, seed: int | None = None, turn_seconds: int | None = None
+) -> str:
+    """Create a table from the lobby form (`turn_seconds`: its clock, else the form's
+    default); the id of the new table (the page opens it)."""
     page = player.page
     page.get_by_role("textbox", name="Name (optional)").fill(name)
+    if turn_seconds is not None:
+        page.get_by_role("spinbutton", name="Seconds per turn").fill(str(turn_seconds))
     if seed is not None:
         page.locator("summary", has_text="Advanced").click()
         page.get_by_label(re.compile("Deal seed")).fill(str(seed))

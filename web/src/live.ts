@@ -3,107 +3,102 @@
 // in versions, it resubscribes with `since` so the server replays exactly what was missed.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { live, onReconnect, query } from "./api";
-import { cardName, seatName, teamName } from "./cards";
+import { describe, TABLE_EVENTS, type Update } from "./events";
 import {
   GameUpdatesDocument,
   LobbyDocument,
   LobbyUpdatesDocument,
+  type GameEvent,
   type GameFieldsFragment,
-  type GameUpdatesSubscription,
   type LobbyFilter,
   type TableSummaryFragment,
 } from "./graphql/generated";
 import { signal } from "./signal";
 
 export type GameView = GameFieldsFragment;
-type Update = GameUpdatesSubscription["gameUpdates"];
 
 /** What screen readers hear (an aria-live region renders it). */
 export const announcement = signal("");
 
-function describe(update: Update): string | null {
-  const who = update.seat ? seatName(update.seat) : "";
-  const view = update.view;
-  switch (update.event) {
-    case "CARD_PLAYED": {
-      const play = view.currentTrick.find((p) => p.seat === update.seat) ??
-        view.lastTrick?.plays.find((p) => p.seat === update.seat);
-      return play ? `${who} played the ${cardName(play.card)}.` : `${who} played.`;
-    }
-    case "TRICK_WON":
-      return view.lastTrick ? `${seatName(view.lastTrick.winner)} won the trick.` : null;
-    case "BID_PLACED": {
-      const bid = view.seats.find((s) => s.seat === update.seat)?.bid;
-      if (!bid) return `${who} bid.`;
-      return `${who} bid ${bid.kind === "TRICKS" ? String(bid.tricks) : bid.kind === "NIL" ? "Nil" : "Blind Nil"}.`;
-    }
-    case "HAND_SCORED":
-      return `Hand ${view.handNumber} scored.`;
-    case "GAME_OVER":
-      return view.winner ? `Game over: ${teamName(view.winner)} won.` : "Game over.";
-    case "GAME_STARTED":
-      return "The game has started.";
-    case "SEAT_TAKEN":
-      return `${who} sat down.`;
-    case "REMATCH_REQUESTED":
-      return `${who} asked for a rematch.`;
-    case "REMATCH_STARTED":
-      return "The rematch has started.";
-    case "PLAYER_REPLACED":
-      return `A bot took the ${who} seat.`;
-    default:
-      return null;
-  }
+/** One line of the table's log. */
+export interface LogEntry {
+  version: number;
+  event: GameEvent;
+  words: string;
 }
+
+const LOG_LENGTH = 60;
 
 export interface GameStream {
   view: GameView | null;
-  lastEvent: string | null;
   error: string | null;
+  /** The latest changes in words, newest last (since this page opened). */
+  log: LogEntry[];
+  /** Bumped by each change of the table itself (seats, host, options, status). */
+  tableChanges: number;
+  /** TABLE_CLOSED arrived: the table's last change. */
+  closed: boolean;
   /** Apply a view a mutation returned (ignored if the stream is already further). */
   apply: (view: GameView) => void;
 }
 
 /**
- * The live game of a table (null tableId: not subscribed). `viewerKey` names who is
- * watching (a seat, or a spectator): a change starts a fresh stream with a SNAPSHOT,
- * as every stream is projected for one viewer.
+ * The live game of a table (null tableId: not subscribed). The server projects each
+ * update for the subscriber as they stand at that change, so one stream serves a viewer
+ * who sits down, is replaced by a bot or takes their seat back: no change is missed.
  */
-export function useGameStream(tableId: string | null, viewerKey: string): GameStream {
+export function useGameStream(tableId: string | null): GameStream {
   const [view, setView] = useState<GameView | null>(null);
-  const [lastEvent, setLastEvent] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const version = useRef<number | null>(null);
+  const [log, setLog] = useState<LogEntry[]>([]);
+  const [tableChanges, setTableChanges] = useState(0);
+  const [closed, setClosed] = useState(false);
+  // The version on screen (a mutation's result may be ahead of the stream) and the last
+  // version the stream delivered (each change is logged once, in order, even if its view
+  // was already on screen).
+  const applied = useRef<number | null>(null);
+  const streamed = useRef<number | null>(null);
 
-  const accept = (next: GameView, event: string | null): void => {
-    version.current = next.version;
+  const accept = (next: GameView): void => {
+    if (applied.current !== null && next.version <= applied.current) return;
+    applied.current = next.version;
     setView(next);
-    if (event) setLastEvent(event);
+  };
+  const record = (update: Update): void => {
+    // A SNAPSHOT too: the table may have changed between reading it and subscribing.
+    if (TABLE_EVENTS.has(update.event) || update.event === "SNAPSHOT") setTableChanges((n) => n + 1);
+    if (update.event === "TABLE_CLOSED") setClosed(true);
+    const words = describe(update);
+    if (!words) return;
+    announcement.value = words;
+    const entry = { version: update.view.version, event: update.event, words };
+    setLog((old) => [...old, entry].slice(-LOG_LENGTH));
   };
 
   useEffect(() => {
     if (!tableId) return;
-    version.current = null;
+    applied.current = null;
+    streamed.current = null;
     let stop: (() => void) | null = null;
     const start = (): void => {
       stop?.();
       stop = live(
         GameUpdatesDocument,
-        { tableId, since: version.current },
+        { tableId, since: streamed.current },
         ({ gameUpdates: update }) => {
-          const current = version.current;
+          const last = streamed.current;
           const next = update.view.version;
-          if (update.event !== "SNAPSHOT" && current !== null) {
-            if (next <= current) return; // already applied (a mutation result, a replay)
-            if (next > current + 1) {
+          if (update.event !== "SNAPSHOT" && last !== null) {
+            if (next <= last) return; // a replay of what this stream delivered
+            if (next > last + 1) {
               start(); // a gap: ask for what is missing
               return;
             }
           }
+          streamed.current = next;
           setError(null);
-          accept(update.view, update.event);
-          const words = describe(update);
-          if (words) announcement.value = words;
+          accept(update.view);
+          record(update);
         },
         (words) => setError(words),
       );
@@ -114,15 +109,15 @@ export function useGameStream(tableId: string | null, viewerKey: string): GameSt
       stopReconnect();
       stop?.();
     };
-  }, [tableId, viewerKey]);
+  }, [tableId]);
 
   return {
     view,
-    lastEvent,
     error,
-    apply: (next) => {
-      if (version.current === null || next.version > version.current) accept(next, null);
-    },
+    log,
+    tableChanges,
+    closed,
+    apply: accept,
   };
 }
 

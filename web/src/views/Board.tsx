@@ -12,12 +12,15 @@ import {
   type Seat,
 } from "../graphql/generated";
 import type { GameView } from "../live";
+import { connectedIn, type Presence } from "../presence";
 import { navigate, tablePath } from "../router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
 import { CardFace } from "./Cards";
 import { Hand } from "./Hand";
 import { PlayerLink } from "./PlayerLink";
+import { PresenceTag } from "./Presence";
 import { Scores } from "./Scores";
+import { TurnClock } from "./TurnClock";
 
 const POSITIONS = ["bottom", "left", "top", "right"] as const;
 
@@ -27,15 +30,25 @@ function seatTitle(view: GameView, seat: Seat): string {
   return state.isBot ? botName(state.botLevel) : (state.username ?? "Player");
 }
 
-function SeatBox({ view, seat, position }: { view: GameView; seat: Seat; position: string }) {
+interface SeatProps {
+  view: GameView;
+  seat: Seat;
+  position: string;
+  presence: Presence;
+  turnSeconds: number;
+}
+
+function SeatBox({ view, seat, position, presence, turnSeconds }: SeatProps) {
   const state = view.seats.find((s) => s.seat === seat);
   const mine = view.viewerSeat === seat;
   const partner = view.viewerSeat !== null && partnerOf(view.viewerSeat) === seat;
   const turn = view.turn === seat;
   const who = seatTitle(view, seat);
+  const connected = state && !state.isBot ? connectedIn(presence, seat, state.playerId) : null;
+  const away = state?.awayPlayer ? ` for ${state.awayPlayer.username}, who is away` : "";
   return (
     <div class={`seat seat-${position}${turn ? " on-turn" : ""}${mine ? " mine" : ""}`} data-seat={seat}
-      aria-label={`${seatName(seat)}: ${who}${mine ? " (you)" : partner ? " (partner)" : ""}${turn ? ", to act" : ""}`}
+      aria-label={`${seatName(seat)}: ${who}${away}${mine ? " (you)" : partner ? " (partner)" : ""}${connected === false ? ", disconnected" : ""}${turn ? ", to act" : ""}`}
       role="group">
       <div class="seat-name">
         <strong>{seatName(seat)}</strong>{" "}
@@ -44,12 +57,19 @@ function SeatBox({ view, seat, position }: { view: GameView; seat: Seat; positio
         {partner && <span class="badge">partner</span>}
         {view.dealer === seat && <span class="badge" title="Dealer">dealer</span>}
       </div>
+      {state?.awayPlayer && <div class="small away-note" data-away-player={state.awayPlayer.username}>for {state.awayPlayer.username} (away)</div>}
+      <PresenceTag connected={connected} />
       <div class="seat-stats small">
         <span>Bid: <b data-bid-of={seat}>{state?.bid ? bidWords(state.bid) : "–"}</b></span>
         <span>Tricks: <b>{state?.tricksWon ?? 0}</b></span>
         {!mine && <span>{state?.cardCount ?? 0} cards</span>}
       </div>
-      {turn && <div class="turn-flag" aria-hidden="true">to act</div>}
+      {turn && (
+        <div class="turn-flag">
+          <span aria-hidden="true">to act</span>
+          {view.turnDeadline && <TurnClock deadline={view.turnDeadline} turnSeconds={turnSeconds} mine={mine} />}
+        </div>
+      )}
     </div>
   );
 }
@@ -97,6 +117,12 @@ export function Board(props: {
   view: GameView;
   apply: (view: GameView) => void;
   onLeave: (() => void) | null;
+  /** The table is closed: shown as it ended, nothing can be played. */
+  closed: boolean;
+  presence: Presence;
+  turnSeconds: number;
+  /** The seat shown at the bottom for one who does not sit here (an away player's own). */
+  bottom?: Seat | null;
   aside?: ComponentChildren;
 }) {
   const { view } = props;
@@ -104,8 +130,8 @@ export function Board(props: {
   const [picked, setPicked] = useState<CardLike[]>([]);
   const [busy, setBusy] = useState(false);
   const me = view.viewerSeat;
-  const order = clockwiseFrom(me ?? "SOUTH");
-  const myTurn = me !== null && view.turn === me;
+  const order = clockwiseFrom(me ?? props.bottom ?? "SOUTH");
+  const myTurn = me !== null && view.turn === me && !props.closed;
   const tableId = view.tableId;
   const expectedVersion = view.version;
 
@@ -146,20 +172,23 @@ export function Board(props: {
 
   const mode = view.phase === "PLAYING" && myTurn && !busy ? "play"
     : view.phase === "EXCHANGE" && myTurn ? "pick" : "view";
-  const status = statusLine(view);
+  const status = props.closed ? "The table is closed." : statusLine(view);
 
   return (
     <div class="game" data-version={view.version} data-phase={view.phase} data-turn={view.turn ?? ""}
       data-viewer={me ?? "spectator"}>
       <div class="main-col">
       <section class="board" aria-label={`Table, hand ${view.handNumber}`}>
-        {order.map((seat, i) => <SeatBox key={seat} view={view} seat={seat} position={POSITIONS[i] ?? "top"} />)}
+        {order.map((seat, i) => (
+          <SeatBox key={seat} view={view} seat={seat} position={POSITIONS[i] ?? "top"}
+            presence={props.presence} turnSeconds={props.turnSeconds} />
+        ))}
         <TrickArea view={view} order={order} />
         <p class="spades-broken small" aria-live="off"><span aria-hidden="true">♠ </span>{view.spadesBroken ? "Spades broken" : "Spades not broken"}</p>
       </section>
-      <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status>{status}</p>
+      <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status id="table-status" tabIndex={-1}>{status}</p>
       {error && <p class="error" role="alert">{error}</p>}
-      {me && view.phase === "BIDDING" && view.handWithheld && (
+      {me && view.phase === "BIDDING" && view.handWithheld && !props.closed && (
         <BlindNilChoice myTurn={myTurn} onReveal={reveal}
           onBlindNil={() => bid({ kind: "BLIND_NIL", tricks: null })} />
       )}

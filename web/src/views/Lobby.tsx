@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { mutate, query } from "../api";
-import { BOT_LEVELS, botLevelName, botName, seatName } from "../cards";
+import { botName, seatName } from "../cards";
 import {
   CreateTableDocument,
   DeclineInvitationDocument,
@@ -18,6 +18,7 @@ import { useLobby } from "../live";
 import { navigate, tablePath } from "../router";
 import { useSignal } from "../signal";
 import { socialTick } from "./App";
+import { clockWords, DEFAULT_TURN_SECONDS, ReplacementBotField, TurnSecondsField, turnSecondsOf } from "./TableOptions";
 
 const VISIBILITIES: Visibility[] = ["PUBLIC", "FRIENDS_ONLY", "PRIVATE"];
 const POLICIES: Record<Visibility, JoinPolicy[]> = {
@@ -36,6 +37,7 @@ function CreateTable() {
   const [seed, setSeed] = useState("");
   const [rated, setRated] = useState(false);
   const [replacementBot, setReplacementBot] = useState<BotLevel>("BASIC");
+  const [turnSeconds, setTurnSeconds] = useState(String(DEFAULT_TURN_SECONDS));
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (event: Event): Promise<void> => {
@@ -50,6 +52,7 @@ function CreateTable() {
         spectating,
         seed: seed.trim() === "" ? null : Number(seed),
         rated,
+        turnSeconds: turnSecondsOf(turnSeconds),
         replacementBot,
       },
     });
@@ -81,6 +84,7 @@ function CreateTable() {
           </select>
         </label>
       </div>
+      <TurnSecondsField value={turnSeconds} visibility={visibility} onInput={setTurnSeconds} />
       <label class="check">
         <input type="checkbox" name="spectating" checked={spectating}
           onChange={(e) => setSpectating(e.currentTarget.checked)} />
@@ -94,13 +98,7 @@ function CreateTable() {
       <p id="rated-hint" class="muted small">A rated game is for four people (no bots) and changes their ratings.</p>
       <details>
         <summary>Advanced</summary>
-        <label>
-          Level of a bot that takes an absent player's seat
-          <select name="replacementBot" value={replacementBot}
-            onChange={(e) => setReplacementBot(e.currentTarget.value as BotLevel)}>
-            {BOT_LEVELS.map((level) => <option key={level} value={level}>{botLevelName(level)}</option>)}
-          </select>
-        </label>
+        <ReplacementBotField value={replacementBot} onChange={setReplacementBot} />
         <label>
           Deal seed <span class="muted">(only on servers that allow seeded tables)</span>
           <input name="seed" inputMode="numeric" pattern="-?[0-9]*" value={seed}
@@ -116,6 +114,8 @@ function CreateTable() {
 function TableCard({ table, me }: { table: TableSummaryFragment; me: PlayerFieldsFragment }) {
   const [error, setError] = useState<string | null>(null);
   const seated = table.seats.some((s) => s.playerId === me.id);
+  // A seat a bot holds for me (after timeouts or a lost connection): I can take it back.
+  const away = table.seats.some((s) => s.awayPlayer?.id === me.id);
   const sit = async (seat: Seat): Promise<void> => {
     const result = await mutate(JoinTableDocument, { tableId: table.id, seat, code: null });
     if (result.data) navigate(tablePath(table.id));
@@ -131,14 +131,16 @@ function TableCard({ table, me }: { table: TableSummaryFragment; me: PlayerField
       <p class="muted small">
         Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
         {table.spectating ? " · spectators welcome" : ""}
-        {table.rated ? " · rated" : ""}
+        {table.rated ? " · rated" : ""} · {clockWords(table.turnSeconds)}
       </p>
+      {away && <p class="small notice">A bot holds your seat here: open the table to take it back.</p>}
       <ul class="seat-list" aria-label={`Seats at ${title}`}>
         {table.seats.map((s) => (
           <li key={s.seat}>
             <span class="seat-label">{seatName(s.seat)}</span>{" "}
             {s.playerId ? (
-              <span>{s.isBot ? botName(s.botLevel) : s.username}</span>
+              <span>{s.isBot ? botName(s.botLevel) : s.username}
+                {s.awayPlayer && <span class="muted"> for {s.awayPlayer.username}</span>}</span>
             ) : table.status === "WAITING" && !seated ? (
               <button type="button" class="small" onClick={() => void sit(s.seat)}
                 aria-label={`Sit ${seatName(s.seat)} at ${title}`}>Sit here</button>
@@ -149,7 +151,7 @@ function TableCard({ table, me }: { table: TableSummaryFragment; me: PlayerField
         ))}
       </ul>
       <div class="actions">
-        {seated ? (
+        {seated || away ? (
           <button type="button" class="primary" onClick={() => navigate(tablePath(table.id))}>Open</button>
         ) : table.spectating ? (
           <button type="button" onClick={() => navigate(tablePath(table.id))} aria-label={`Watch ${title}`}>Watch</button>

@@ -14,23 +14,10 @@ import { navigate, tablePath } from "../router";
 import { useSignal } from "../signal";
 import { socialTick } from "./App";
 
-// The API has no list of blocked players; this browser remembers whom it blocked.
-const BLOCKED_KEY = "spades.blocked";
-function loadBlocked(): PlayerFieldsFragment[] {
-  try {
-    const parsed: unknown = JSON.parse(localStorage.getItem(BLOCKED_KEY) ?? "[]");
-    return Array.isArray(parsed) ? (parsed as PlayerFieldsFragment[]) : [];
-  } catch {
-    return [];
-  }
-}
-
-/** Block a player (also ends a friendship); remembered here so it can be undone. */
+/** Block a player (also ends a friendship); the Friends page lists whom you blocked. */
 export async function block(player: PlayerFieldsFragment): Promise<string | null> {
   const result = await mutate(BlockPlayerDocument, { playerId: player.id });
   if (result.error) return result.error;
-  const list = loadBlocked().filter((p) => p.id !== player.id);
-  localStorage.setItem(BLOCKED_KEY, JSON.stringify([...list, player]));
   socialTick.value += 1;
   return null;
 }
@@ -39,7 +26,6 @@ export async function block(player: PlayerFieldsFragment): Promise<string | null
 export function Social({ me }: { me: PlayerFieldsFragment }) {
   const tick = useSignal(socialTick);
   const [data, setData] = useState<SocialQuery | null>(null);
-  const [blocked, setBlocked] = useState(loadBlocked);
   const [username, setUsername] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
@@ -48,7 +34,6 @@ export function Social({ me }: { me: PlayerFieldsFragment }) {
     const result = await query(SocialDocument, {});
     if (result.data) setData(result.data);
     else setError(result.error);
-    setBlocked(loadBlocked());
   };
   useEffect(() => void reload(), [tick]);
 
@@ -61,11 +46,8 @@ export function Social({ me }: { me: PlayerFieldsFragment }) {
     await reload();
   };
 
-  const unblock = async (player: PlayerFieldsFragment): Promise<void> => {
-    await act(() => mutate(UnblockPlayerDocument, { playerId: player.id }), `${player.username} is unblocked.`);
-    localStorage.setItem(BLOCKED_KEY, JSON.stringify(loadBlocked().filter((p) => p.id !== player.id)));
-    setBlocked(loadBlocked());
-  };
+  const unblock = (player: PlayerFieldsFragment): Promise<void> =>
+    act(() => mutate(UnblockPlayerDocument, { playerId: player.id }), `${player.username} is unblocked.`);
 
   const incoming = data?.friendRequests.filter((r) => r.to.id === me.id) ?? [];
   return (
@@ -140,13 +122,14 @@ export function Social({ me }: { me: PlayerFieldsFragment }) {
         </ul>
       </section>
       <section class="panel" aria-labelledby="blocked-title">
-        <h2 id="blocked-title">Blocked</h2>
-        {blocked.length === 0 && <p class="muted">Nobody blocked from this browser.</p>}
-        <ul class="plain people">
-          {blocked.map((p) => (
-            <li key={p.id}>
+        <h2 id="blocked-title">Blocked players</h2>
+        <p class="muted small">They cannot send you friend requests or invitations, nor sit at your tables, and you do not see each other's chat.</p>
+        {data && data.blockedPlayers.length === 0 && <p class="muted">You have not blocked anyone.</p>}
+        <ul class="plain people" data-blocked>
+          {data?.blockedPlayers.map((p) => (
+            <li key={p.id} data-player={p.username}>
               <span>{p.username}</span>
-              <button type="button" class="small" onClick={() => void unblock(p)}>Unblock</button>
+              <button type="button" class="small" aria-label={`Unblock ${p.username}`} onClick={() => void unblock(p)}>Unblock</button>
             </li>
           ))}
         </ul>

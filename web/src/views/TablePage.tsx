@@ -1,47 +1,35 @@
-import { useEffect, useState } from "preact/hooks";
-import { mutate, query } from "../api";
-import { BOT_LEVELS, SEATS, botLevelName, botName, seatName } from "../cards";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { live, mutate, query } from "../api";
+import { seatName } from "../cards";
 import {
-  AddBotDocument,
-  CreateJoinLinkDocument,
-  CreateSpectatorLinkDocument,
-  InvitePlayerDocument,
-  JoinTableDocument,
-  KickPlayerDocument,
   LeaveTableDocument,
-  SendFriendRequestDocument,
+  LobbyUpdatesDocument,
+  ReclaimSeatDocument,
   TableDocument,
-  TransferHostDocument,
-  UpdateTableDocument,
   WatchTableDocument,
-  type BotLevel,
-  type JoinPolicy,
   type PlayerFieldsFragment,
   type Seat,
   type TableFieldsFragment,
-  type Visibility,
 } from "../graphql/generated";
-import { useGameStream, type GameView } from "../live";
-import { navigate, tablePath } from "../router";
+import { announcement, useGameStream, type GameView } from "../live";
+import { usePresence } from "../presence";
+import { navigate } from "../router";
 import { Board } from "./Board";
 import { Chat } from "./Chat";
-import { PlayerLink } from "./PlayerLink";
+import type { Outcome } from "./HostTools";
 import { words } from "./Lobby";
-import { block } from "./Social";
+import { TableLog } from "./TableLog";
+import { liveOptionWords } from "./TableOptions";
+import { WaitingRoom } from "./WaitingRoom";
 
-// Seat changes alter the table itself (host, status), not only its game: reload it then.
-const TABLE_EVENTS = new Set(["SEAT_TAKEN", "SEAT_LEFT", "PLAYER_REPLACED", "GAME_STARTED", "GAME_OVER"]);
-
-type Outcome = { data?: unknown; error?: string | undefined };
-
-/** One table: the waiting room before the game, the board during it, for players and spectators. */
+/** One table: the waiting room before the game, the board during it, for players,
+ * spectators and a player whose seat a bot holds while they are away. */
 export function TablePage({ tableId, code, me }: { tableId: string; code: string | null; me: PlayerFieldsFragment }) {
   const [table, setTable] = useState<TableFieldsFragment | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [watching, setWatching] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
-  const [botLevel, setBotLevel] = useState<BotLevel>("BASIC");
 
   const reload = async (): Promise<TableFieldsFragment | null> => {
     const result = await query(TableDocument, { id: tableId, code });
@@ -58,26 +46,35 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
   };
 
   const mySeatOnTable = table?.seats.find((s) => s.playerId === me.id)?.seat ?? null;
+  // A bot holds this seat for me (timeouts, a lost connection): I may take it back.
+  const awaySeat = table?.seats.find((s) => s.awayPlayer?.id === me.id)?.seat ?? null;
 
   useEffect(() => {
     void reload().then(async (loaded) => {
-      if (!loaded || loaded.seats.some((s) => s.playerId === me.id) || !loaded.spectating) return;
+      if (!loaded || !loaded.spectating || loaded.seats.some((s) => s.playerId === me.id || s.awayPlayer?.id === me.id)) return;
       const watched = await mutate(WatchTableDocument, { tableId, code });
       if (watched.data) setWatching(true);
     });
   }, [tableId]);
 
-  // The stream restarts when the viewer's seat changes: each subscription is projected for one viewer.
-  const streamOn = table !== null && (mySeatOnTable !== null || watching);
-  const stream = useGameStream(streamOn ? tableId : null, mySeatOnTable ?? "spectator");
+  const streamOn = table !== null && (mySeatOnTable !== null || awaySeat !== null || watching);
+  const stream = useGameStream(streamOn ? tableId : null);
+  const presence = usePresence(streamOn ? tableId : null);
   useEffect(() => {
     if (table) stream.apply(table.game);
   }, [table]);
-  const view: GameView | null = stream.view ?? table?.game ?? null;
-
   useEffect(() => {
-    if (stream.lastEvent && TABLE_EVENTS.has(stream.lastEvent)) void reload();
-  }, [stream.view?.version]);
+    if (stream.tableChanges > 0) void reload();
+  }, [stream.tableChanges]);
+  // One who may see the table but not watch it hears of its changes through the lobby.
+  const loaded = table !== null;
+  useEffect(() => {
+    if (!loaded || streamOn) return;
+    return live(LobbyUpdatesDocument, {}, ({ lobbyUpdates }) => {
+      if (lobbyUpdates.tableId === tableId) void reload();
+    }, () => undefined);
+  }, [loaded, streamOn]);
+  useAwayNotice(awaySeat);
 
   const act = async (run: () => Promise<Outcome>, success?: string): Promise<void> => {
     setError(null);
@@ -90,6 +87,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
     }
   };
 
+  const view: GameView | null = stream.view ?? table?.game ?? null;
   if (loadError && !table) {
     return (
       <section class="panel">
@@ -101,175 +99,106 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
   }
   if (!table || !view) return <p class="muted">Loading the table…</p>;
 
-  const isHost = table.host.id === me.id;
-  const seats = view.seats;
   const mySeat = view.viewerSeat ?? mySeatOnTable;
+  const closed = stream.closed || table.status === "CLOSED";
   const title = table.name ?? `${table.host.username}'s table`;
-  const addBot = async (seat: Seat): Promise<Outcome> => {
-    const result = await mutate(AddBotDocument, { tableId, seat, level: botLevel });
-    // The server refuses bots at a rated table (BAD_USER_INPUT): say why in the table's words.
-    if (result.error !== undefined && table.rated && result.code === "BAD_USER_INPUT") {
-      return { error: "A rated table is for four people: bots cannot sit here. Invite players instead." };
-    }
-    return result;
-  };
   const leave = (): void =>
     void (async () => {
-      if (view.phase !== "WAITING" && !window.confirm("Leave the game? A bot takes your seat.")) return;
+      const question = awaySeat ? "Give up your seat for good? The bot keeps it." : "Leave the game? A bot takes your seat.";
+      if (view.phase !== "WAITING" && !window.confirm(question)) return;
       const result = await mutate(LeaveTableDocument, { tableId });
       if (result.error) setError(result.error);
       else navigate("/");
     })();
+  const reclaim = (): void =>
+    void act(async () => {
+      const result = await mutate(ReclaimSeatDocument, { tableId });
+      if (result.data) {
+        setTable(result.data.reclaimSeat);
+        announcement.value = "You are back in your seat.";
+        // The button is gone: keyboard focus goes on to the game's status line.
+        requestAnimationFrame(() => document.getElementById("table-status")?.focus());
+      }
+      return result;
+    });
+  const seated = mySeat !== null || awaySeat !== null;
+  const chat = streamOn && !closed && <Chat tableId={tableId} seated={seated} gameOver={view.phase === "GAME_OVER"} />;
+  const log = <TableLog entries={stream.log} />;
 
   return (
-    <div class="table-page" data-table-id={tableId} data-mode={mySeat ? "player" : watching ? "spectator" : "outsider"}>
+    <div class="table-page" data-table-id={tableId} data-status={closed ? "CLOSED" : table.status}
+      data-mode={mySeat ? "player" : awaySeat ? "away" : watching ? "spectator" : "outsider"}>
       <div class="table-head">
         <h1>{title}</h1>
-        <p class="muted small">
-          {table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
+        <p class="muted small" data-options>
+          {closed ? "Closed · " : ""}{table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
           {table.spectating ? " · spectators allowed" : " · no spectators"}
-          {table.rated ? " · rated" : ""}
-          {!mySeat && watching ? " · you are watching" : ""}
+          {table.rated ? " · rated" : ""} · {liveOptionWords(table)}
+          {!mySeat && !awaySeat && watching ? " · you are watching" : ""}
         </p>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
       {stream.error && <p class="error" role="alert">{stream.error}</p>}
       {note && <p class="ok" role="status">{note}</p>}
+      {closed && <ClosedNotice started={view.phase !== "WAITING"} />}
+      {awaySeat && !closed && view.phase !== "GAME_OVER" && <AwayPanel seat={awaySeat} onReclaim={reclaim} onLeave={leave} />}
       {view.phase === "WAITING" ? (
-        <section class="panel waiting" aria-labelledby="seats-title">
-          <h2 id="seats-title">Seats</h2>
-          <p class="muted">The game starts when all four seats are filled.
-            {table.rated ? " This game is rated: four people, no bots." : ""}</p>
-          {isHost && (
-            <label class="inline">
-              Level of the bots you add{" "}
-              <select name="botLevel" value={botLevel} onChange={(e) => setBotLevel(e.currentTarget.value as BotLevel)}>
-                {BOT_LEVELS.map((level) => <option key={level} value={level}>{botLevelName(level)}</option>)}
-              </select>
-            </label>
-          )}
-          <ul class="plain seats-waiting">
-            {SEATS.map((seat: Seat) => {
-              const s = seats.find((x) => x.seat === seat);
-              const human = s?.playerId && !s.isBot ? { id: s.playerId, username: s.username ?? "" } : null;
-              return (
-                <li key={seat} data-seat={seat}>
-                  <span class="seat-label">{seatName(seat)}</span>
-                  <span class="grow">{s?.playerId ? (human ? <PlayerLink username={human.username} /> : botName(s.botLevel)) : <span class="muted">empty</span>}
-                    {human?.id === me.id && <span class="badge">you</span>}
-                    {human?.id === table.host.id && <span class="badge">host</span>}
-                  </span>
-                  <span class="actions">
-                    {!s?.playerId && !mySeat && (
-                      <button type="button" class="small primary" onClick={() => void act(() => mutate(JoinTableDocument, { tableId, seat, code }))}>
-                        Sit here
-                      </button>
-                    )}
-                    {!s?.playerId && isHost && (
-                      <button type="button" class="small" aria-label={`Add a bot ${seatName(seat)}`}
-                        onClick={() => void act(() => addBot(seat))}>
-                        Add bot
-                      </button>
-                    )}
-                    {human && human.id !== me.id && isHost && (
-                      <>
-                        <button type="button" class="small" onClick={() => void act(() => mutate(TransferHostDocument, { tableId, playerId: human.id }), `${human.username} is now the host.`)}>Make host</button>
-                        <button type="button" class="small danger" onClick={() => void act(() => mutate(KickPlayerDocument, { tableId, playerId: human.id }))}>Kick</button>
-                      </>
-                    )}
-                    {human && human.id !== me.id && (
-                      <>
-                        <button type="button" class="small" onClick={() => void act(() => mutate(SendFriendRequestDocument, { username: human.username }), `Friend request sent to ${human.username}.`)}>Add friend</button>
-                        <button type="button" class="small danger" onClick={() => void act(async () => ({ error: (await block(human)) ?? undefined }), `${human.username} is blocked.`)}>Block</button>
-                      </>
-                    )}
-                  </span>
-                </li>
-              );
-            })}
-          </ul>
-          {mySeat && <button type="button" onClick={leave}>Leave table</button>}
-          {isHost && <HostTools table={table} act={act} />}
-          {streamOn && <Chat tableId={tableId} seated={mySeat !== null} gameOver={false} />}
-        </section>
+        closed ? log : (
+          <WaitingRoom table={table} view={view} me={me} mySeat={mySeat} code={code} presence={presence}
+            act={act} onLeave={leave}>
+            {chat}
+            {log}
+          </WaitingRoom>
+        )
       ) : (
-        <Board view={view} apply={stream.apply} onLeave={mySeat ? leave : null}
-          aside={streamOn && <Chat tableId={tableId} seated={mySeat !== null} gameOver={view.phase === "GAME_OVER"} />} />
+        <Board view={view} apply={stream.apply} onLeave={mySeat && !closed ? leave : null} closed={closed}
+          presence={presence} turnSeconds={table.turnSeconds} bottom={awaySeat}
+          aside={<>{log}{chat}</>} />
       )}
     </div>
   );
 }
 
-const POLICIES: Record<Visibility, JoinPolicy[]> = {
-  PUBLIC: ["OPEN", "FRIENDS_ONLY", "INVITE_ONLY"],
-  FRIENDS_ONLY: ["FRIENDS_ONLY", "INVITE_ONLY"],
-  PRIVATE: ["INVITE_ONLY"],
-};
+/** Tell a screen reader, once, that a bot took the viewer's seat while the page is open. */
+function useAwayNotice(awaySeat: Seat | null): void {
+  const before = useRef<Seat | null>(null);
+  useEffect(() => {
+    if (awaySeat && before.current === null) {
+      announcement.value = `A bot is playing your ${seatName(awaySeat)} seat. Press "Take my seat back" to return.`;
+    }
+    before.current = awaySeat;
+  }, [awaySeat]);
+}
 
-/** The host's tools before the game: options, invitations and links. */
-function HostTools({ table, act }: { table: TableFieldsFragment; act: (run: () => Promise<Outcome>, success?: string) => Promise<void> }) {
-  const [name, setName] = useState(table.name ?? "");
-  const [visibility, setVisibility] = useState<Visibility>(table.visibility);
-  const [joinPolicy, setJoinPolicy] = useState<JoinPolicy>(table.joinPolicy);
-  const [spectating, setSpectating] = useState(table.spectating);
-  const [invitee, setInvitee] = useState("");
-  const [links, setLinks] = useState<{ join?: string; watch?: string }>({});
-  const tableId = table.id;
-  const linkFor = (code: string): string => new URL(tablePath(tableId, code), location.href).href;
-
+/** The seat a bot holds for the viewer, and the way back into it. */
+function AwayPanel({ seat, onReclaim, onLeave }: { seat: Seat; onReclaim: () => void; onLeave: () => void }) {
   return (
-    <div class="host-tools">
-      <form class="panel" onSubmit={(e) => {
-        e.preventDefault();
-        const policy = POLICIES[visibility].includes(joinPolicy) ? joinPolicy : null;
-        void act(() => mutate(UpdateTableDocument, { tableId, input: { name: name.trim() || null, visibility, joinPolicy: policy, spectating } }), "Table updated.");
-      }}>
-        <h3>Table options</h3>
-        <label>Name <input name="name" maxLength={50} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
-        <div class="row">
-          <label>Who can see it
-            <select value={visibility} onChange={(e) => setVisibility(e.currentTarget.value as Visibility)}>
-              {(["PUBLIC", "FRIENDS_ONLY", "PRIVATE"] as Visibility[]).map((v) => <option key={v} value={v}>{words(v)}</option>)}
-            </select>
-          </label>
-          <label>Who can sit
-            <select value={joinPolicy} onChange={(e) => setJoinPolicy(e.currentTarget.value as JoinPolicy)}>
-              {POLICIES[visibility].map((p) => <option key={p} value={p}>{words(p)}</option>)}
-            </select>
-          </label>
-        </div>
-        <label class="check"><input type="checkbox" checked={spectating} onChange={(e) => setSpectating(e.currentTarget.checked)} /> Allow spectators</label>
-        <button type="submit">Save options</button>
-      </form>
-      <form class="panel" onSubmit={(e) => {
-        e.preventDefault();
-        const who = invitee.trim();
-        void act(() => mutate(InvitePlayerDocument, { tableId, username: who }), `${who} is invited.`);
-        setInvitee("");
-      }}>
-        <h3>Invite</h3>
-        <div class="row">
-          <label class="grow">Username <input name="invitee" required value={invitee} onInput={(e) => setInvitee(e.currentTarget.value)} /></label>
-          <button type="submit">Invite</button>
-        </div>
-      </form>
-      <div class="panel">
-        <h3>Links</h3>
-        <div class="actions">
-          <button type="button" onClick={() => void act(async () => {
-            const r = await mutate(CreateJoinLinkDocument, { tableId });
-            if (r.data) setLinks((l) => ({ ...l, join: linkFor(r.data.createJoinLink) }));
-            return r;
-          })}>Create a join link</button>
-          <button type="button" onClick={() => void act(async () => {
-            const r = await mutate(CreateSpectatorLinkDocument, { tableId });
-            if (r.data) setLinks((l) => ({ ...l, watch: linkFor(r.data.createSpectatorLink) }));
-            return r;
-          })}>Create a spectator link</button>
-        </div>
-        {links.join && <label>Join link (lets its holder sit) <input readOnly value={links.join} data-link-kind="join" onFocus={(e) => e.currentTarget.select()} /></label>}
-        {links.watch && <label>Spectator link (watch only) <input readOnly value={links.watch} data-link-kind="watch" onFocus={(e) => e.currentTarget.select()} /></label>}
-      </div>
-    </div>
+    <section class="panel away-panel" aria-labelledby="away-title" data-away={seat}>
+      <h2 id="away-title">A bot is playing your seat</h2>
+      <p>
+        Your turn ran out twice in a row, or your connection was lost for a while, so a bot
+        took your {seatName(seat)} seat. The game goes on; the seat is yours to take back at
+        any time before it ends.
+      </p>
+      <p class="actions">
+        <button type="button" class="primary" data-action="reclaim" onClick={onReclaim}>Take my seat back</button>
+        <button type="button" class="danger" onClick={onLeave}>Give up the seat</button>
+      </p>
+    </section>
+  );
+}
+
+/** A table closed before its game was over: nothing more happens here. */
+function ClosedNotice({ started }: { started: boolean }) {
+  return (
+    <section class="panel closed-panel" aria-labelledby="closed-title" data-closed>
+      <h2 id="closed-title">This table is closed</h2>
+      <p>
+        {started
+          ? "Every player left before the game was over, so it ended here. No more moves can be made."
+          : "It closed before its game began: everyone left, or nobody was here for ten minutes."}
+      </p>
+      <p><button type="button" class="primary" onClick={() => navigate("/")}>Back to the lobby</button></p>
+    </section>
   );
 }

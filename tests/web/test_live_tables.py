@@ -1,0 +1,294 @@
+"""Live tables in the browser: the turn clock's countdown and what happens when it runs
+out, a bot holding a seat until its player takes it back, presence, a closed table,
+options changed before the start, and the list of blocked players.
+
+The server of this module runs turn clocks at 0.6 of real time: a 5-second clock
+(the shortest a public table may have) runs out after 3 s, a 20-second one after 12 s.
+Tables whose clock is not under test take 300 s turns (3 minutes here), which no test
+waits for. Its bots take 150 ms a move, so that four bots cannot finish a game while a
+test reloads a page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.server import LiveServer
+from tests.web import pages
+
+CLOCK_SCALE = 0.6
+SHORT = 5  # seconds per turn of the clock under test (3 s here)
+MEDIUM = 20  # long enough to be announced at 10 and 5 seconds left (12 s here)
+PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True}
+LONG = 300  # seconds per turn where the clock is not under test
+
+
+@pytest.fixture(scope="module")
+def clock_server(tmp_path_factory: pytest.TempPathFactory, web_dist: Path) -> Iterator[LiveServer]:
+    """A server with the client, bots that take 150 ms and clocks at 0.6 of real time."""
+    live = LiveServer(
+        tmp_path_factory.mktemp("live-web") / "spades.db",
+        env={
+            "SPADES_BOT_DELAY_MS": "150",
+            "SPADES_WEB_DIST": str(web_dist),
+            "SPADES_TURN_CLOCK_SCALE": str(CLOCK_SCALE),
+        },
+    )
+    live.start()
+    yield live
+    live.stop()
+
+
+def against_bots(player: pages.Player, name: str, turn_seconds: int) -> str:
+    """`player` creates a table with this clock and fills it with three bots: the game
+    starts and North (the player) deals. The table's id."""
+    table_id = pages.create_table(player, name, turn_seconds=turn_seconds)
+    for seat in ("EAST", "SOUTH", "WEST"):
+        pages.add_bot(player, seat)
+    player.game().wait_for()
+    return table_id
+
+
+def open_table(player: pages.Player, table_id: str) -> None:
+    """Go to a table's page by its address (a spectator starts watching)."""
+    player.page.goto(f"{player.base}/table/{table_id}")
+    player.page.locator(".table-page").wait_for()
+
+
+def logged(player: pages.Player, event: str, timeout: float = 15_000) -> Any:
+    """The newest line of the table's log for `event`, once it is there."""
+    line = player.page.locator(f"[data-log] li[data-event={event}]").first
+    line.wait_for(timeout=timeout)
+    return line
+
+
+def seat_box(player: pages.Player, seat: str) -> Any:
+    return player.page.locator(f".board .seat[data-seat={seat}]")
+
+
+def test_the_countdown_runs_out_and_the_server_plays_for_a_silent_player(
+    browser: Any, clock_server: LiveServer
+) -> None:
+    north = pages.sign_up(browser, clock_server, "clocked")
+    against_bots(north, "Clock table", MEDIUM)
+    # East, South and West bid at once; North's bid turn shows its countdown.
+    pages.wait_turn(north)
+    clock = seat_box(north, "NORTH").get_by_role("timer")
+    clock.wait_for()
+    # Shown as "0:11", read out as "Time left: 0:11".
+    assert re.fullmatch(r"Time left: 0:[01][0-9]", clock.text_content() or "")
+    assert 0 < int(clock.get_attribute("data-clock") or "0") <= MEDIUM * CLOCK_SCALE
+    # Screen readers hear it once at 10 seconds (not every second), before any urgency.
+    expect_spoken(north, "Your turn: 10 seconds left.")
+    assert seat_box(north, "NORTH").locator("[data-urgent]").count() == 0
+    pages.act(north, 3)
+
+    # The bots lead; North stays silent on the first trick. The last 5 seconds are urgent
+    # and announced; then the server plays for North.
+    pages.wait_turn(north)
+    assert north.game().get_attribute("data-phase") == "PLAYING"
+    seat_box(north, "NORTH").locator("[data-urgent]").wait_for()
+    expect_spoken(north, "Your turn: 5 seconds left.")
+    timed_out = logged(north, "TURN_TIMED_OUT")
+    assert timed_out.inner_text() == "Time ran out for North: the server moves for them."
+    played = north.page.locator("[data-log] li[data-event=CARD_PLAYED]", has_text="North played")
+    played.first.wait_for()
+    assert len(pages.hand_cards(north)) == 12
+    # Timed-out lines come before what was played for the seat (newest first).
+    lines = north.page.locator("[data-log] li").all_inner_texts()
+    assert lines.index(played.first.inner_text()) < lines.index(timed_out.inner_text())
+
+
+def expect_spoken(player: pages.Player, words: str) -> None:
+    """Wait until the live region says `words`."""
+    player.page.wait_for_function(
+        "w => document.querySelector('[aria-live=polite][aria-atomic=true]')?.textContent === w",
+        arg=words,
+        timeout=10_000,
+    )
+
+
+def test_after_two_timeouts_a_bot_holds_the_seat_until_its_player_takes_it_back(
+    browser: Any, clock_server: LiveServer, artifacts: Path
+) -> None:
+    north = pages.sign_up(browser, clock_server, "sleepy")
+    table_id = against_bots(north, "Sleepy table", SHORT)
+    # Silent twice in a row (the bid, then the first card): a bot takes the seat.
+    replaced = logged(north, "PLAYER_REPLACED", timeout=20_000)
+    assert "took the North seat while" in replaced.inner_text()
+    assert north.username in replaced.inner_text()
+    panel = north.page.locator("[data-away=NORTH]")
+    panel.wait_for()
+    assert north.page.locator(".table-page").get_attribute("data-mode") == "away"
+    assert north.page.locator(".hand").count() == 0
+    assert north.username in seat_box(north, "NORTH").inner_text()  # "for <name> (away)"
+
+    # From a reload too: the page finds the seat held for this player.
+    open_table(north, table_id)
+    north.page.locator("[data-away=NORTH]").wait_for()
+    north.page.screenshot(path=str(artifacts / "table-away.png"), full_page=True)
+    north.page.get_by_role("button", name="Take my seat back").click()
+    north.page.locator(".table-page[data-mode=player]").wait_for()
+    north.page.locator(".game[data-viewer=NORTH] .hand").wait_for()
+    assert north.page.locator("[data-away]").count() == 0
+    logged(north, "SEAT_RECLAIMED")
+
+    # Seated again, North plays on: the next card is their own.
+    before = len(pages.hand_cards(north))
+    pages.wait_turn(north)
+    card = pages.act(north, 3)
+    assert card not in pages.hand_cards(north)
+    assert len(pages.hand_cards(north)) == before - 1
+
+
+def test_a_partner_closing_the_page_shows_disconnected_then_connected_on_return(
+    browser: Any, clock_server: LiveServer, artifacts: Path
+) -> None:
+    north = pages.sign_up(browser, clock_server, "stayer", **PHONE)
+    south = pages.sign_up(browser, clock_server, "leaver")
+    table_id = pages.create_table(north, "Presence table", turn_seconds=LONG)
+    open_table(south, table_id)
+    south.page.locator("li[data-seat=SOUTH]").get_by_role("button", name="Sit here").click()
+    # Before the game too, each human seat says whether its player is here.
+    waiting = north.page.locator("li[data-seat=SOUTH] [data-presence=connected]")
+    waiting.wait_for()
+    assert waiting.inner_text().strip() == "● connected"
+    pages.add_bot(north, "EAST")
+    pages.add_bot(north, "WEST")
+    north.game().wait_for()
+    presence = seat_box(north, "SOUTH").locator("[data-presence]")
+    seat_box(north, "SOUTH").locator("[data-presence=connected]").wait_for()
+
+    context = south.page.context
+    south.page.close()
+    seat_box(north, "SOUTH").locator("[data-presence=disconnected]").wait_for(timeout=10_000)
+    assert "disconnected" in presence.inner_text()
+    assert "disconnected" in (seat_box(north, "SOUTH").get_attribute("aria-label") or "")
+    north.page.screenshot(path=str(artifacts / "table-presence-phone.png"), full_page=True)
+    width = north.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the phone page scrolls sideways ({width} px)"
+
+    south.page = context.new_page()
+    open_table(south, table_id)
+    south.game().wait_for()
+    seat_box(north, "SOUTH").locator("[data-presence=connected]").wait_for(timeout=10_000)
+    assert "disconnected" not in (seat_box(north, "SOUTH").get_attribute("aria-label") or "")
+    # Bots are always there: their seats say nothing about it.
+    assert seat_box(north, "EAST").locator("[data-presence]").count() == 0
+
+
+def test_a_closed_table_is_shown_closed_with_the_way_back_and_no_moves(
+    browser: Any, clock_server: LiveServer
+) -> None:
+    host = pages.sign_up(browser, clock_server, "quitter")
+    watcher = pages.sign_up(browser, clock_server, "watcher")
+    table_id = against_bots(host, "Short-lived table", LONG)
+    open_table(watcher, table_id)
+    watcher.page.locator(".table-page[data-mode=spectator] .game").wait_for()
+
+    # The only human leaves mid-game: nobody could come back, so the table closes.
+    host.page.once("dialog", lambda dialog: dialog.accept())
+    host.page.get_by_role("button", name="Leave table (a bot takes your seat)").click()
+    host.page.locator("[data-ready=lobby]").wait_for()
+
+    closed = watcher.page.locator("[data-closed]")
+    closed.wait_for()
+    assert "This table is closed" in closed.inner_text()
+    assert watcher.page.locator(".table-page").get_attribute("data-status") == "CLOSED"
+    assert logged(watcher, "TABLE_CLOSED").inner_text() == "The table is closed: no more moves."
+    assert watcher.page.locator("[data-status]").filter(has_text="The table is closed.").count()
+    assert watcher.page.locator(".bid-box, .hand-play, [data-action=reveal]").count() == 0
+    assert watcher.page.locator(".chat").count() == 0  # nor chat
+
+    # A reload shows it closed as well; the button leads back to the lobby.
+    open_table(watcher, table_id)
+    watcher.page.locator("[data-closed]").wait_for()
+    watcher.page.get_by_role("button", name="Back to the lobby").click()
+    watcher.page.locator("[data-ready=lobby]").wait_for()
+    assert watcher.page.locator(f"[data-table-id='{table_id}']").count() == 0
+
+
+def test_option_changes_before_the_start_reach_everyone_at_the_table_live(
+    browser: Any, clock_server: LiveServer
+) -> None:
+    host = pages.sign_up(browser, clock_server, "tweaker")
+    guest = pages.sign_up(browser, clock_server, "seated")
+    watcher = pages.sign_up(browser, clock_server, "onlooker")
+    table_id = pages.create_table(host, "Before", turn_seconds=45)
+    open_table(guest, table_id)
+    guest.page.locator("li[data-seat=EAST]").get_by_role("button", name="Sit here").click()
+    guest.page.locator(".table-page[data-mode=player]").wait_for()
+    open_table(watcher, table_id)
+    watcher.page.locator(".table-page[data-mode=spectator]").wait_for()
+    for viewer in (guest, watcher):
+        options = viewer.page.locator("[data-options]")
+        assert "45 s per turn" in options.inner_text()
+        assert "absent players: Basic bot" in options.inner_text()
+
+    tools = host.page.locator(".host-tools")
+    tools.get_by_role("textbox", name="Name", exact=True).fill("After")
+    tools.get_by_role("spinbutton", name="Seconds per turn").fill("120")
+    stand_in = "Level of a bot that takes an absent player's seat"
+    tools.get_by_role("combobox", name=stand_in).select_option("EXPERT")
+    tools.get_by_role("button", name="Save options").click()
+    host.page.get_by_text("Table updated.").wait_for()
+
+    # No reload: the seated guest and the spectator see the new options (TABLE_UPDATED).
+    for viewer in (guest, watcher):
+        viewer.page.get_by_role("heading", name="After", level=1).wait_for()
+        options = viewer.page.locator("[data-options]")
+        assert "2 min per turn" in options.inner_text()
+        assert "absent players: Expert bot" in options.inner_text()
+        told = logged(viewer, "TABLE_UPDATED").inner_text()
+        assert told == "The host changed the table's options."
+
+
+def test_blocked_players_are_listed_by_the_server_and_unblocked_from_the_list(
+    browser: Any, clock_server: LiveServer
+) -> None:
+    blocker = pages.sign_up(browser, clock_server, "blocker")
+    pest = pages.sign_up(browser, clock_server, "pest")
+    pest.page.get_by_role("link", name="Friends").click()
+    pest.page.get_by_label("Add a friend by username").fill(blocker.username)
+    pest.page.get_by_role("button", name="Send request").click()
+    pest.page.get_by_text(f"Friend request sent to {blocker.username}.").wait_for()
+
+    blocker.page.get_by_role("link", name="Friends").click()
+    blocker.page.get_by_text("You have not blocked anyone.").wait_for()
+    blocker.page.locator(".people li", has_text=pest.username).get_by_role(
+        "button", name="Block"
+    ).click()
+    blocker.page.get_by_text(f"{pest.username} is blocked.").wait_for()
+    listed = blocker.page.locator(f"[data-blocked] li[data-player='{pest.username}']")
+    listed.wait_for()
+
+    # The list is the server's: a fresh browser of the same player shows it too.
+    again = browser.new_context()
+    page = again.new_page()
+    page.goto(f"{blocker.base}/")
+    remembered = blocker.page.evaluate("localStorage.getItem('spades.player')")
+    page.evaluate(
+        "([t, p]) => { localStorage.setItem('spades.token', t);"
+        " localStorage.setItem('spades.player', p); }",
+        [blocker.token(), remembered],
+    )
+    page.goto(f"{blocker.base}/friends")
+    page.locator(f"[data-blocked] li[data-player='{pest.username}']").wait_for()
+    again.close()
+
+    # Blocked, the pest's requests are refused; unblocked, they go through again.
+    pest.page.get_by_label("Add a friend by username").fill(blocker.username)
+    pest.page.get_by_role("button", name="Send request").click()
+    assert "not allowed" in pest.page.get_by_role("alert").inner_text()
+    blocker.page.get_by_role("button", name=f"Unblock {pest.username}").click()
+    blocker.page.get_by_text(f"{pest.username} is unblocked.").wait_for()
+    blocker.page.get_by_text("You have not blocked anyone.").wait_for()
+    assert listed.count() == 0
+    pest.page.get_by_label("Add a friend by username").fill(blocker.username)
+    pest.page.get_by_role("button", name="Send request").click()
+    pest.page.get_by_text(f"Friend request sent to {blocker.username}.").wait_for()
