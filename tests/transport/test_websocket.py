@@ -76,6 +76,16 @@ async def bidding_table(server: LiveServer) -> tuple[Api, str]:
     return alice, str(table["id"])
 
 
+async def own_turn(api: Api, table_id: str) -> dict[str, Any]:
+    """The caller's view once it is their turn."""
+    for _ in range(200):
+        view = await api.game(table_id)
+        if view["turn"] == view["viewerSeat"]:
+            return view
+        await asyncio.sleep(0.05)
+    raise AssertionError("never the caller's turn")
+
+
 async def test_the_legacy_protocol_delivers_a_snapshot_then_the_updates_of_a_move(
     server: LiveServer,
 ) -> None:
@@ -269,7 +279,7 @@ async def test_a_refused_mutation_answers_its_code_and_changes_nothing_on_both_p
     server: LiveServer, protocol: Subprotocol
 ) -> None:
     alice, table_id = await bidding_table(server)
-    before = await alice.game(table_id)
+    before = await own_turn(alice, table_id)  # the bots have bid: nothing else moves
     start, data = {LEGACY: ("start", "data"), TRANSPORT: ("subscribe", "next")}[protocol]
     async with initialised(server, protocol, alice.token) as socket:
         payload = {"query": PLAY_ACE, "variables": {"t": table_id}}
