@@ -24,6 +24,18 @@ def new_secret_seed() -> int:
     return secrets.randbits(256)
 
 
+# A derived seed stays a GraphQL Int, so `createTable(seed:)` can deal its games again.
+_DERIVED_SEED_BITS = 31
+
+
+def rematch_seed(seed: int) -> int:
+    """The seed of a seeded game's rematch: derived from the old seed, so a rematch of
+    the same seeded table deals the same (fresh) cards every time, and differs from the
+    old game's deals instead of replaying them."""
+    digest = hashlib.sha256(f"spades-rematch:{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % (1 << _DERIVED_SEED_BITS)
+
+
 class _HashStream:
     """Uniform integers from SHA-256(seed, hand, block counter)."""
 

@@ -132,11 +132,12 @@ class Services:
         """Apply pending migrations, connect the broker, and resume bots that owe a move."""
         await asyncio.to_thread(upgrade, self.settings.database_url)
         await self.broker.start()
-        for table in await self.ledger.open_tables():
+        open_tables = await self.ledger.open_tables()
+        for table in open_tables:
             if bot_to_move(table) is not None:
                 self.bots.kick(table.id)
         await self.clocks.start()
-        await self.presence.start()
+        await self.presence.start(open_tables)
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import and_, delete, or_
+from sqlalchemy import CompoundSelect, and_, bindparam, delete, or_, union_all
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -35,6 +35,7 @@ from app.store.models import (
     TableLinkRow,
     TableRow,
 )
+from app.store.spectators import kept_access, remember_spectator
 
 from .auth import Player
 from .events import NotificationEvent
@@ -109,7 +110,8 @@ class Viewer:
     blocks: frozenset[str] = field(default_factory=frozenset)  # blocked by or blocking
     invited: frozenset[str] = field(default_factory=frozenset)  # table ids
     join_links: frozenset[str] = field(default_factory=frozenset)  # table ids
-    spectator_links: frozenset[str] = field(default_factory=frozenset)  # table ids
+    # table ids: a spectator link, or a spectator's access kept from the old table
+    spectator_links: frozenset[str] = field(default_factory=frozenset)
 
     @property
     def id(self) -> str:
@@ -473,6 +475,12 @@ class SocialService:
         await self.notify_social_change([player.id])
         return LinkKind(match.kind)
 
+    async def remember_spectator(self, table_id: str, player_id: str) -> None:
+        """Note that the player watches the table: if it is replaced by a rematch, they
+        keep a spectator's access to the new one (RULES.md, Rematch)."""
+        async with self.db.write() as session:
+            await remember_spectator(session, table_id, player_id)
+
 
 # ---------------------------------------------------------------------------- queries
 
@@ -484,6 +492,15 @@ _GRANT_STILL_VALID = and_(
     col(TableLinkRow.table_id) == col(LinkGrantRow.table_id),
     col(TableLinkRow.kind) == col(LinkGrantRow.kind),
     col(TableLinkRow.code_hash) == col(LinkGrantRow.code_hash),
+)
+
+# A player's access by link, and the spectator's access kept from the table a rematch
+# table replaced (it counts as a spectator link's), in one query built once.
+_GRANTS: CompoundSelect[str, str] = union_all(
+    select(LinkGrantRow.table_id, LinkGrantRow.kind)
+    .join(TableLinkRow, _GRANT_STILL_VALID)
+    .where(col(LinkGrantRow.player_id) == bindparam("player_id")),
+    kept_access(LinkKind.SPECTATE.value),
 )
 
 
@@ -516,13 +533,8 @@ async def load_viewer(session: AsyncSession, player: Player) -> Viewer:
             )
         ).all()
     )
-    grants = (
-        await session.exec(
-            select(LinkGrantRow.table_id, LinkGrantRow.kind)
-            .join(TableLinkRow, _GRANT_STILL_VALID)
-            .where(LinkGrantRow.player_id == pid)
-        )
-    ).all()
+    connection = await session.connection()
+    grants = (await connection.execute(_GRANTS, {"player_id": pid})).all()
     return Viewer(
         player=player,
         friends=friends,

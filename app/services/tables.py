@@ -208,6 +208,7 @@ class TableService:
             raise RuleError(ErrorCode.ALREADY_SEATED, "you sit at this table: you play, not watch")
         if not can_watch(table, relation(viewer, table)):
             raise RuleError(ErrorCode.FORBIDDEN, "spectating is off at this table")
+        await self.social.remember_spectator(table.id, viewer.id)
         return table
 
     async def add_bot(

@@ -182,6 +182,20 @@ class LinkGrantRow(SQLModel, table=True):
     created_at: float = Field(default_factory=now)
 
 
+class SpectatorRow(SQLModel, table=True):
+    """A spectator of a table: a player who watched it (`watchTable`), or, when `kept`,
+    one who watched the table it is the rematch of (or kept that access there) and so
+    keeps a spectator's access to this one: they see and watch it as a spectator link's
+    holder does (RULES.md, Rematch), whatever its visibility and host."""
+
+    __tablename__ = "spectators"
+
+    table_id: str = Field(primary_key=True, foreign_key="tables.id", max_length=32)
+    player_id: str = Field(primary_key=True, foreign_key="players.id", max_length=32, index=True)
+    kept: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
+    created_at: float = Field(default_factory=now)
+
+
 class ChatMessageRow(SQLModel, table=True):
     """A table chat message; only the last 100 of each table's channel are kept."""
 

@@ -1,9 +1,12 @@
-// The legacy protocol (subscriptions-transport-ws, subprotocol graphql-ws): subscribe to a
-// table, receive its SNAPSHOT, bid, and receive the updates of that move.
-// Usage: node legacy_client.mjs <http url> <ws url>. Prints {events, versions, myBidVersion}.
+// The legacy protocol (subscriptions-transport-ws, subprotocol graphql-ws), every operation
+// over the one socket: a query, a subscription to a table (its SNAPSHOT), a refused
+// mutation (playCard while bidding), the caller's bid as a mutation, and the updates of
+// that move.
+// Usage: node legacy_client.mjs <http url> <ws url>.
+// Prints {me, events, versions, refusedCode, turnVersion, myBidVersion, bidCompleted}.
 import { SubscriptionClient } from "subscriptions-transport-ws";
 import WebSocket from "ws";
-import { botTable, call, withTimeout } from "./common.mjs";
+import { botTable, withTimeout } from "./common.mjs";
 
 const [httpUrl, wsUrl] = process.argv.slice(2);
 const { token, tableId } = await botTable(httpUrl, "legacy");
@@ -13,9 +16,32 @@ const client = new SubscriptionClient(
   { connectionParams: { Authorization: `Bearer ${token}` }, reconnect: false },
   WebSocket,
 );
+
+// A query or mutation: its one result, and whether the server then completed it.
+function once(query, variables = {}) {
+  return withTimeout(
+    new Promise((resolve, reject) => {
+      let result = null;
+      client.request({ query, variables }).subscribe({
+        next(value) {
+          result = value;
+        },
+        error: reject,
+        complete() {
+          resolve({ result, completed: true });
+        },
+      });
+    }),
+    10000,
+    query,
+  );
+}
+
+const me = await once("query { me { username } }");
+if (me.result.errors) throw new Error(JSON.stringify(me.result.errors));
+
 const events = [];
 const versions = [];
-let myBidVersion = null;
 let waiting = null;
 const seen = () => waiting && waiting();
 
@@ -49,15 +75,30 @@ function until(condition, what) {
 }
 
 await until(() => latest && latest.turn === latest.viewerSeat, "my turn to bid");
-const bid = await call(
-  httpUrl,
+const turnVersion = latest.version;
+const refused = await once(
+  "mutation($t: ID!) { playCard(tableId: $t, card: {suit: SPADES, rank: ACE}) { version } }",
+  { t: tableId },
+);
+const refusedCode = refused.result.errors[0].extensions.code;
+const bid = await once(
   "mutation($t: ID!, $b: BidInput!) { placeBid(tableId: $t, bid: $b) { version } }",
   { t: tableId, b: { kind: "TRICKS", tricks: 3 } },
-  token,
 );
-myBidVersion = bid.placeBid.version;
+if (bid.result.errors) throw new Error(JSON.stringify(bid.result.errors));
+const myBidVersion = bid.result.data.placeBid.version;
 await until(() => versions.includes(myBidVersion) && versions.at(-1) > myBidVersion, "updates after my bid");
 subscription.unsubscribe();
 client.close();
-console.log(JSON.stringify({ events, versions, myBidVersion }));
+console.log(
+  JSON.stringify({
+    me: me.result.data.me.username,
+    events,
+    versions,
+    refusedCode,
+    turnVersion,
+    myBidVersion,
+    bidCompleted: bid.completed,
+  }),
+);
 process.exit(0);

@@ -8,7 +8,7 @@ import pytest
 
 from app.rules.bots import PolicyName
 from app.rules.cards import FULL_DECK, Card, sort_hand, sort_key
-from app.rules.dealing import deal_hands
+from app.rules.dealing import deal_hands, rematch_seed
 from app.rules.game import Game
 from app.rules.moves import EventKind
 from app.rules.seats import SEATS, Seat
@@ -72,6 +72,19 @@ def test_a_seed_deals_the_same_cards_in_every_version() -> None:
 
 def test_different_seeds_give_different_deals() -> None:
     assert deal_hands(1, 1) != deal_hands(2, 1)
+
+
+def test_a_rematch_seed_is_derived_from_the_old_one_and_deals_other_cards() -> None:
+    seeds = [0, 1, 8, 2**31 - 1, 2**200]
+    derived = [rematch_seed(seed) for seed in seeds]
+    assert derived == [rematch_seed(seed) for seed in seeds]  # the same every time
+    assert len(set(derived)) == len(seeds)
+    # A GraphQL Int, so createTable(seed:) can deal the rematch's games again.
+    assert all(0 <= seed < 2**31 for seed in derived)
+    for seed, again in zip(seeds, derived, strict=True):
+        assert again != seed and deal_hands(again, 1) != deal_hands(seed, 1)
+    # A rematch of a rematch is fresh again.
+    assert rematch_seed(rematch_seed(8)) not in (8, rematch_seed(8))
 
 
 def test_deals_without_seed_differ() -> None:

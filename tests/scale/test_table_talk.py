@@ -1,7 +1,7 @@
 """Chat and rematch on two server processes sharing PostgreSQL and Redis: messages reach
 readers on both processes, the chat limit counts a player's messages on every process,
-and the last two rematch requests sent at once to the two processes open exactly one
-rematch table."""
+the last hundred messages of a channel are kept in PostgreSQL, and the last two rematch
+requests sent at once to the two processes open exactly one rematch table."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from contextlib import AsyncExitStack
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
+from tests.support.social import Social, befriend
 from tests.support.table_talk import (
     chat,
     chat_refusal,
@@ -52,6 +53,25 @@ async def rematches_of(database_url: str, table_id: str) -> list[str]:
     return [r["id"] for r in rows]
 
 
+async def spectators(database_url: str, table_id: str) -> dict[str, bool]:
+    """The stored spectators of a table: player id -> kept (from the table it replaced)."""
+    connection = await asyncpg.connect(plain_url(database_url))
+    try:
+        rows = await connection.fetch(
+            "SELECT player_id, kept FROM spectators WHERE table_id = $1", table_id
+        )
+    finally:
+        await connection.close()
+    return {r["player_id"]: r["kept"] for r in rows}
+
+
+class FastSocial(FastApi, Social):
+    """A player with the social operations, over plain httpx."""
+
+
+WATCH = "mutation($t: ID!) { watchTable(tableId: $t) { id } }"
+
+
 async def test_chat_reaches_readers_on_both_processes_and_the_limit_counts_everywhere(
     pair: Cluster,
 ) -> None:
@@ -77,18 +97,57 @@ async def test_chat_reaches_readers_on_both_processes_and_the_limit_counts_every
         api = talker if number % 2 else on(talker, pair.b)
         await send_chat(api, table_id, "SPECTATORS", f"spread {number}")
     for api in (talker, on(talker, pair.b)):
-        assert (await chat_refusal(api, table_id, "SPECTATORS", "one more")).code == (
-            "RATE_LIMITED"
+        try:
+            refused = await chat_refusal(api, table_id, "SPECTATORS", "one more")
+        except AssertionError as accepted:
+            # Seen once under load: say whether a process counted on its own (its limiter
+            # could not reach Redis in time and logged it).
+            logs = f"A:\n{pair.a.logs()[-3000:]}\nB:\n{pair.b.logs()[-3000:]}"
+            raise AssertionError(f"{accepted}\n{logs}") from None
+        assert refused.code == "RATE_LIMITED"
+
+
+async def test_the_last_hundred_messages_of_a_channel_are_kept_in_postgresql(
+    pair: Cluster,
+) -> None:
+    host = await FastApi(pair.a).sign_up()
+    table_id = (await host.create_table(name="long talk"))["id"]
+    sent: list[str] = []
+    for number in range(21):  # five each: the chat limit
+        talker = await FastApi(pair.a if number % 2 else pair.b).sign_up()
+        for k in range(5):
+            sent.append(f"talker {number} message {k}")
+            await send_chat(talker, table_id, "SPECTATORS", sent[-1])
+    await send_chat(host, table_id, "PLAYERS", "a channel of its own")
+    # Either process serves the kept messages from the database, oldest first (to a
+    # spectator: seated players read that channel once the game is over).
+    assert await chat(talker, table_id, "SPECTATORS", last=100) == sent[5:]
+    assert await chat(on(talker, pair.b), table_id, "SPECTATORS", last=100) == sent[5:]
+    assert await chat(on(host, pair.b), table_id, "PLAYERS") == ["a channel of its own"]
+    connection = await asyncpg.connect(plain_url(pair.database_url))
+    try:
+        rows = await connection.fetch(
+            "SELECT channel, count(*) AS n FROM chat_messages WHERE table_id = $1 GROUP BY channel",
+            table_id,
         )
+    finally:
+        await connection.close()
+    assert {r["channel"]: r["n"] for r in rows} == {"PLAYERS": 1, "SPECTATORS": 100}
 
 
 async def test_the_last_two_rematch_requests_at_once_on_two_processes_open_one_table(
     pair: Cluster,
 ) -> None:
-    north = await FastApi(pair.a).sign_up()
-    south = await FastApi(pair.b).sign_up()
-    table_id = (await north.create_table(name="race", seed=12))["id"]
+    north = await FastSocial(pair.a).sign_up()
+    south = await FastSocial(pair.b).sign_up()
+    fan = await FastSocial(pair.b).sign_up()
+    for friend in (south, fan):
+        await befriend(north, friend)
+    table_id = (await north.create_table(name="race", seed=12, visibility="FRIENDS_ONLY"))["id"]
     await south.join(table_id, "SOUTH")
+    # A spectator (watching twice changes nothing): kept at each rematch table.
+    await fan.watch(table_id)
+    await on(fan, pair.a).call(WATCH, t=table_id)
     await north.add_bot(table_id, "EAST")
     await north.add_bot(table_id, "WEST")
     # Twice: the first game's race opens a rematch table, whose own game races again.
@@ -110,4 +169,6 @@ async def test_the_last_two_rematch_requests_at_once_on_two_processes_open_one_t
         for player in (north, south, on(north, pair.b), on(south, pair.a)):
             assert (await table(player, table_id))["game"]["nextTableId"] == new_id
         assert (await table(south, new_id))["rematchOf"] == table_id
+        assert await spectators(pair.database_url, new_id) == {fan.pid: True}
+        assert (await table(fan, new_id))["rematchOf"] == table_id
         table_id = new_id

@@ -12,10 +12,12 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
 
 import pytest
 
 from tests.support.live import (
+    LIVE_GAME,
     RECLAIM,
     Updates,
     game_updates,
@@ -243,3 +245,52 @@ async def test_a_spectator_who_sits_down_while_watching_is_connected(server: Liv
         await wait_for_presence(
             host, table_id, {"NORTH": False, "EAST": True, "SOUTH": False, "WEST": False}
         )
+
+
+@pytest.mark.parametrize("kill", [False, True], ids=["stopped", "killed"])
+async def test_after_a_restart_without_redis_a_player_who_does_not_come_back_is_replaced(
+    tmp_path: Path, kill: bool
+) -> None:
+    # Presence lived in the old process: the new one counts every seated human of a game
+    # in progress as disconnected since it started, so the window runs from the restart.
+    live = LiveServer(tmp_path / "spades.db", env={"SPADES_RECONNECT_SECONDS": str(RECONNECT)})
+    live.start()
+    try:
+        north, south = await signed_up(live, 2)
+        table_id = str((await north.create_table(seed=2))["id"])
+        await south.join(table_id, "SOUTH")
+        for seat in ("EAST", "WEST"):
+            await north.add_bot(table_id, seat)
+        async with game_updates(north, table_id) as before, game_updates(south, table_id) as s:
+            await before.next()
+            await s.next()
+            connected = {"NORTH": True, "EAST": True, "SOUTH": True, "WEST": True}
+            await wait_for_presence(north, table_id, connected)
+            await asyncio.to_thread(live.restart, kill)
+        restarted = time.monotonic()
+        # NORTH comes back at once; SOUTH never does.
+        async with game_updates(north, table_id) as back:
+            snapshot = await back.next()
+            assert snapshot["event"] == "SNAPSHOT"
+            version = snapshot["view"]["version"]
+            replaced = await back.until(
+                lambda u: u["event"] == "PLAYER_REPLACED", timeout=RECONNECT + 10
+            )
+            assert time.monotonic() - restarted >= RECONNECT - 1.0  # the window, from the start
+            assert replaced["seat"] == "SOUTH"
+            assert replaced["view"]["version"] == version + 1  # nothing else changed
+            assert seat_of(replaced["view"], "SOUTH")["awayPlayer"]["id"] == south.player_id
+            # Past the window NORTH, back in time, still sits there and is connected (the
+            # bot in SOUTH's seat plays on meanwhile).
+            later = await back.quiet(2.0)
+            assert "PLAYER_REPLACED" not in [u["event"] for u in later], later
+            view = (await north.call(LIVE_GAME, t=table_id))["game"]
+            assert seat_of(view, "NORTH")["playerId"] == north.player_id
+            assert seat_of(view, "NORTH")["awayPlayer"] is None
+            assert (await presence(north, table_id))["NORTH"] is True
+        # SOUTH may still take the seat back, as after any replacement.
+        await south.call(RECLAIM, t=table_id)
+        view = (await south.call(LIVE_GAME, t=table_id))["game"]
+        assert seat_of(view, "SOUTH")["playerId"] == south.player_id
+    finally:
+        live.stop()

@@ -6,12 +6,18 @@ and link holders follow it there."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
+
+from app.rules.dealing import rematch_seed
 from tests.support.client import next_update
+from tests.support.live import game_updates, refusal_code
 from tests.support.scenarios import assert_log_without_gaps
 from tests.support.server import LiveServer
-from tests.support.social import Beacon, Social, lobby_stream
+from tests.support.social import Beacon, Social, befriend, lobby_stream
 from tests.support.table_talk import (
     REMATCH_UPDATES,
     REQUEST_REMATCH,
@@ -20,6 +26,21 @@ from tests.support.table_talk import (
     request_rematch,
     table,
 )
+
+SEE_TABLE = "query($t: ID!) { table(id: $t) { id } }"
+# The reconnect window of `away_server`: a player who drops mid-game is replaced by a bot
+# (and becomes the seat's away player) after this many seconds.
+RECONNECT = 1.0
+
+
+@pytest.fixture(scope="module")
+def away_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server whose reconnect window is short, so a host who drops out is soon away."""
+    folder = tmp_path_factory.mktemp("rematch_away")
+    live = LiveServer(folder / "spades.db", env={"SPADES_RECONNECT_SECONDS": str(RECONNECT)})
+    live.start()
+    yield live
+    live.stop()
 
 
 def occupants(payload: dict[str, object]) -> list[tuple[str, str | None]]:
@@ -146,3 +167,108 @@ async def test_bots_always_agree_and_the_offer_ends_after_the_window(tmp_path: P
         assert after["game"]["nextTableId"] is None
     finally:
         server.stop()
+
+
+@asynccontextmanager
+async def host_gone_away(host: Social, south: Social, visibility: str) -> AsyncIterator[str]:
+    """A table of `host` (NORTH; `south` at SOUTH, bots at EAST and WEST) whose host
+    dropped out mid-game and was replaced by a bot: they are its away player, so the
+    rematch will have another host (the first seated human from NORTH: `south`). SOUTH
+    stays connected (else the short window would replace them too) for the block."""
+    table_id = str((await host.create_table(visibility=visibility, seed=4))["id"])
+    code = await host.join_link(table_id) if visibility == "PRIVATE" else None
+    await south.join(table_id, "SOUTH", code)
+    async with game_updates(south, table_id) as updates:
+        async with game_updates(host, table_id) as hosts:
+            for seat in ("EAST", "WEST"):
+                await host.add_bot(table_id, seat)
+            await hosts.until(lambda u: u["event"] == "GAME_STARTED")
+        replaced = await updates.until(
+            lambda u: u["event"] == "PLAYER_REPLACED", timeout=3.5 + RECONNECT + 10
+        )
+        assert replaced["seat"] == "NORTH"
+        north = next(s for s in replaced["view"]["seats"] if s["seat"] == "NORTH")
+        assert north["awayPlayer"]["id"] == host.pid
+        yield table_id
+
+
+async def test_a_spectator_without_a_link_follows_next_table_id_to_a_private_rematch(
+    away_server: LiveServer,
+) -> None:
+    host, south, stranger = [await Social.signed_up(away_server) for _ in range(3)]
+    async with host_gone_away(host, south, "PRIVATE") as old_id:
+        # The away host watches the game that goes on without them: no link of any kind,
+        # the table shows itself to them as its away player.
+        await host.watch(old_id)
+        async with rematch_watch(host, old_id) as watcher:
+            await play_to_game_over({"SOUTH": south}, old_id)
+            new = await request_rematch(south, old_id)
+            started = await watcher.until(lambda u: u["event"] == "REMATCH_STARTED")
+    new_id = started[-1]["view"]["nextTableId"]
+    assert new["id"] == new_id and new["rematchOf"] == old_id
+    assert new["visibility"] == "PRIVATE"
+    # The host sits at neither table now, so the rematch is hosted by SOUTH ...
+    assert new["host"]["id"] == south.pid
+    assert host.pid not in [pid for _, pid in occupants(new)]
+    # ... yet the spectator of the old table keeps seeing and watching the new one.
+    assert (await table(host, new_id))["rematchOf"] == old_id
+    assert new_id in await host.lobby_ids()
+    assert (await host.watch(new_id))["id"] == new_id
+    async with rematch_watch(host, new_id) as followed:
+        snapshot = followed.received[0]["view"]
+        assert snapshot["tableId"] == new_id and snapshot["viewerSeat"] is None
+        assert snapshot["hand"] is None
+    # Nobody else gained anything: a stranger still sees neither table.
+    assert await refusal_code(stranger, SEE_TABLE, t=new_id) == "NOT_FOUND"
+    assert await refusal_code(stranger, SEE_TABLE, t=old_id) == "NOT_FOUND"
+
+    # A spectator of a rematch table (who kept access to it) keeps it again at the next.
+    await play_to_game_over({"SOUTH": south}, new_id)
+    third = await request_rematch(south, new_id)
+    assert third["rematchOf"] == new_id
+    assert (await table(host, third["id"]))["rematchOf"] == new_id
+
+
+async def test_only_those_still_watching_a_friends_only_table_keep_it_at_the_rematch(
+    away_server: LiveServer,
+) -> None:
+    host, south, fan, former, friend = [await Social.signed_up(away_server) for _ in range(5)]
+    for player in (south, fan, former, friend):
+        await befriend(host, player)
+    async with host_gone_away(host, south, "FRIENDS_ONLY") as old_id:
+        # Friends of the host see and watch the table; two of them watch it.
+        await fan.watch(old_id)
+        await former.watch(old_id)
+        # One stops being the host's friend, and so a spectator, before the game ends.
+        await host.remove_friend(former.pid)
+        assert await refusal_code(former, SEE_TABLE, t=old_id) == "NOT_FOUND"
+        await play_to_game_over({"SOUTH": south}, old_id)
+        new = await request_rematch(south, old_id)
+    assert new["visibility"] == "FRIENDS_ONLY" and new["host"]["id"] == south.pid
+    new_id = new["id"]
+    # Friends of SOUTH, the new host, see it; of the old table's viewers only its
+    # spectator keeps access: not one who lost it before, not a friend who never watched.
+    assert (await table(fan, new_id))["rematchOf"] == old_id
+    assert (await fan.watch(new_id))["id"] == new_id
+    assert await refusal_code(former, SEE_TABLE, t=new_id) == "NOT_FOUND"
+    assert await refusal_code(friend, SEE_TABLE, t=new_id) == "NOT_FOUND"
+    assert new_id not in await friend.lobby_ids()
+
+
+async def test_a_seeded_tables_rematch_deals_fresh_cards_from_a_seed_derived_from_its_own(
+    server: LiveServer,
+) -> None:
+    alone = await Social.signed_up(server)
+    first = str((await alone.create_table(seed=8))["id"])
+    for seat in ("EAST", "SOUTH", "WEST"):
+        await alone.add_bot(first, seat)
+    first_hand = (await alone.game(first))["hand"]
+    await play_to_game_over({"NORTH": alone}, first)
+    second = await request_rematch(alone, first)
+    rematch_hand = (await alone.game(second["id"]))["hand"]
+    assert rematch_hand != first_hand  # not the old game dealt again
+    # The seed is derived, not secret: a table created with it deals the same cards.
+    again = str((await alone.create_table(seed=rematch_seed(8)))["id"])
+    for seat in ("EAST", "SOUTH", "WEST"):
+        await alone.add_bot(again, seat)
+    assert (await alone.game(again))["hand"] == rematch_hand

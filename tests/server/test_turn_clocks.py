@@ -29,11 +29,13 @@ from tests.support.scenarios import FastApi, assert_log_without_gaps, signed_up,
 from tests.support.server import LiveServer
 
 SCALE = 0.2
+BOT_LEVELS = "query($t: ID!) { game(tableId: $t) { seats { seat playerId isBot botLevel } } }"
 UPDATE_TABLE = (
     "mutation($t: ID!, $i: UpdateTableInput!) { updateTable(tableId: $t, input: $i) "
     "{ turnSeconds replacementBot visibility } }"
 )
 BID = "mutation($t: ID!) { placeBid(tableId: $t, bid: {kind: TRICKS, tricks: 2}) { version } }"
+RECORD = "query($t: ID!) { gameRecord(tableId: $t) }"
 CREATE = (
     "mutation($i: CreateTableInput!) { createTable(input: $i) "
     "{ id turnSeconds replacementBot status } }"
@@ -81,6 +83,9 @@ async def test_turn_seconds_default_to_30_and_replacement_bot_to_basic(server: L
 async def test_turn_seconds_outside_5_to_300_are_refused(server: LiveServer, seconds: int) -> None:
     (host,) = await signed_up(server, 1)
     assert await refusal_code(host, CREATE, i={"turnSeconds": seconds}) == "BAD_USER_INPUT"
+    # Nothing was created.
+    lobby = (await host.call("{ lobby { host { id } } }"))["lobby"]
+    assert host.player_id not in [t["host"]["id"] for t in lobby]
 
 
 async def test_an_untimed_table_must_not_be_public(server: LiveServer) -> None:
@@ -115,6 +120,20 @@ async def test_the_host_changes_the_clock_before_the_start_but_never_to_untimed_
     assert code == "BAD_USER_INPUT"
     code = await refusal_code(host, UPDATE_TABLE, t=table_id, i={"turnSeconds": 400})
     assert code == "BAD_USER_INPUT"
+    # The refusals changed nothing.
+    assert await clock_options(host, table_id) == changed["updateTable"]
+    # Once the game started, the clock is what it is.
+    for seat in ("EAST", "SOUTH", "WEST"):
+        await host.add_bot(table_id, seat)
+    code = await refusal_code(host, UPDATE_TABLE, t=table_id, i={"turnSeconds": 60})
+    assert code == "WRONG_PHASE"
+    assert await clock_options(host, table_id) == changed["updateTable"]
+
+
+async def clock_options(api: Api, table_id: str) -> dict[str, object]:
+    """turnSeconds, replacementBot and visibility of a table."""
+    query = "query($t: ID!) { table(id: $t) { turnSeconds replacementBot visibility } }"
+    return dict((await api.call(query, t=table_id))["table"])
 
 
 async def test_server_time_is_an_iso_utc_instant_close_to_now(server: LiveServer) -> None:
@@ -364,6 +383,12 @@ async def test_reclaiming_after_game_over_is_the_wrong_phase(server: LiveServer)
     async with hosting_bots(host, seed=9, turnSeconds=5) as (table_id, updates):
         await updates.until(lambda u: u["event"] == "GAME_OVER", timeout=120)
     assert await refusal_code(host, RECLAIM, t=table_id) == "WRONG_PHASE"
+    # The record shows the seat changing hands in the hand it happened (RECORD.md).
+    record = (await host.call(RECORD, t=table_id))["gameRecord"]
+    assert record["players"]["NORTH"] == host.player_id
+    changed = [hand for hand in record["hands"] if "players" in hand]
+    assert changed and changed[0]["players"]["NORTH"] == "bot:north", record["hands"][0]
+    assert all(hand.get("players", {}).get("NORTH") != host.player_id for hand in changed)
 
 
 # ---------------------------------------------------------------------------- closing
@@ -427,3 +452,38 @@ async def test_a_waiting_table_closes_when_its_last_human_leaves(server: LiveSer
         other, "mutation($t: ID!) { joinTable(tableId: $t, seat: EAST) { id } }", t=table_id
     )
     assert code in ("WRONG_PHASE", "NOT_FOUND")
+
+
+async def test_a_replacement_bot_has_the_tables_level_and_reclaiming_on_its_turn_starts_a_clock(
+    tmp_path: Path,
+) -> None:
+    # Bots take 1.5 s a move here, so the away player can reclaim while the bot standing
+    # in is still to move.
+    env = {"SPADES_TURN_CLOCK_SCALE": str(SCALE), "SPADES_BOT_DELAY_MS": "1500"}
+    live = LiveServer(tmp_path / "spades.db", env=env)
+    live.start()
+    try:
+        (host,) = await signed_up(live, 1)
+        options = {"seed": 6, "turnSeconds": 5, "replacementBot": "STANDARD"}
+        async with hosting_bots(host, **options) as (table_id, updates):
+            replaced = await updates.until(lambda u: u["event"] == "PLAYER_REPLACED", timeout=40)
+            assert replaced["seat"] == "NORTH"
+            levels = await host.call(BOT_LEVELS, t=table_id)
+            north = seat_of(levels["game"], "NORTH")
+            assert (north["isBot"], north["botLevel"]) == (True, "STANDARD")
+            # The bot's turn has no clock; the away player takes the seat back on it.
+            bots_turn = await updates.until(
+                lambda u: u["view"]["turn"] == "NORTH" and u["event"] != "PLAYER_REPLACED",
+                timeout=20,
+            )
+            assert bots_turn["view"]["turnDeadline"] is None
+            asked = time.time()
+            await host.call(RECLAIM, t=table_id)
+            back = await updates.until(lambda u: u["event"] == "SEAT_RECLAIMED")
+            assert back["view"]["version"] == bots_turn["view"]["version"] + 1
+            assert back["view"]["turn"] == "NORTH"
+            # A fresh clock of the whole turnSeconds (5 s, at this server's scale).
+            left = instant(back["view"]["turnDeadline"]) - asked
+            assert 5 * SCALE - 0.5 <= left <= 5 * SCALE + 0.5, left
+    finally:
+        live.stop()

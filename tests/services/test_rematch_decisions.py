@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from app.rules.dealing import rematch_seed
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.seats import SEATS, Seat
 from app.rules.simulate import play_game
 from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
-from app.services.play.rematch import decide_rematch, rematch_table_id
+from app.services.play.rematch import decide_rematch, rematch_of, rematch_table_id
 from tests.support.tables import table_snapshot
 
 FINISHED_AT = 1_000_000.0
@@ -93,3 +94,16 @@ def test_the_last_request_opens_the_same_table_again_with_the_first_human_from_n
     assert opened.game is not None and opened.game.hand.number == 1
     # Once started, nobody's request changes anything any more.
     assert decide_rematch(last, "erin", FINISHED_AT + 7) == (change.__class__(), None)
+
+
+def test_a_seeded_tables_rematch_deals_from_a_derived_seed_an_unseeded_ones_from_a_secret() -> None:
+    table = finished_table({Seat.NORTH: "host"})
+    seeded = rematch_of(table.evolve(deal_seed=21), FINISHED_AT + 1)
+    assert seeded.deal_seed == rematch_seed(21)
+    assert seeded.game is not None and seeded.game.seed == rematch_seed(21)
+    assert seeded.game.seed_public  # a seeded game's record shows its seed, as before
+    assert table.game is not None
+    assert seeded.game.finished == [] and seeded.game.hand.deal != table.game.finished[0].state.deal
+    unseeded = rematch_of(table, FINISHED_AT + 1)
+    assert unseeded.deal_seed is None
+    assert unseeded.game is not None and not unseeded.game.seed_public

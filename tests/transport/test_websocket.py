@@ -36,6 +36,22 @@ async def legacy(server: LiveServer, token: str | None) -> AsyncIterator[ClientC
         yield socket
 
 
+@asynccontextmanager
+async def initialised(
+    server: LiveServer, protocol: Subprotocol, token: str | None
+) -> AsyncIterator[ClientConnection]:
+    """An acknowledged connection of either protocol."""
+    if protocol == LEGACY:
+        async with legacy(server, token) as socket:
+            yield socket
+        return
+    async with connect(server.ws_url, subprotocols=[TRANSPORT]) as socket:
+        payload = {"Authorization": f"Bearer {token}"} if token else {}
+        await socket.send(json.dumps({"type": "connection_init", "payload": payload}))
+        assert (await receive(socket))["type"] == "connection_ack"
+        yield socket
+
+
 async def receive(socket: ClientConnection, skip_keep_alive: bool = True) -> dict[str, Any]:
     while True:
         message = dict(json.loads(await asyncio.wait_for(socket.recv(), 10)))
@@ -58,6 +74,16 @@ async def bidding_table(server: LiveServer) -> tuple[Api, str]:
     for seat in ("EAST", "SOUTH", "WEST"):
         await alice.add_bot(table["id"], seat)
     return alice, str(table["id"])
+
+
+async def own_turn(api: Api, table_id: str) -> dict[str, Any]:
+    """The caller's view once it is their turn."""
+    for _ in range(200):
+        view = await api.game(table_id)
+        if view["turn"] == view["viewerSeat"]:
+            return view
+        await asyncio.sleep(0.05)
+    raise AssertionError("never the caller's turn")
 
 
 async def test_the_legacy_protocol_delivers_a_snapshot_then_the_updates_of_a_move(
@@ -206,15 +232,64 @@ async def test_an_origin_not_allowed_closes_with_4403(tmp_path: Path) -> None:
             assert (await receive(socket))["type"] == "connection_ack"
 
 
-def test_a_subscriptions_transport_ws_client_receives_a_snapshot_and_the_updates_of_a_move(
+def test_a_subscriptions_transport_ws_client_runs_every_kind_of_operation(
     server: LiveServer,
 ) -> None:
+    # One socket: a query, a subscription (SNAPSHOT, then the updates of a move), a
+    # refused mutation and the bid itself as a mutation.
     result = run_node("legacy_client.mjs", server.http_url, server.ws_url)
+    assert result["me"].startswith("legacy"), result
     assert result["events"][0] == "SNAPSHOT", result
     assert "BID_PLACED" in result["events"], result
     versions = result["versions"]
     assert versions[1:] == list(range(versions[1], versions[1] + len(versions) - 1)), result
+    assert result["refusedCode"] == "WRONG_PHASE", result
+    # The refused move changed nothing: the bid is the very next version.
+    assert result["myBidVersion"] == result["turnVersion"] + 1, result
     assert result["myBidVersion"] in versions, result
+    assert result["bidCompleted"] is True, result
+
+
+@pytest.mark.parametrize("protocol", [LEGACY, TRANSPORT])
+async def test_a_query_and_a_mutation_answer_their_data_on_both_protocols(
+    server: LiveServer, protocol: Subprotocol
+) -> None:
+    alice = await Api(server).sign_up()
+    start, data = {LEGACY: ("start", "data"), TRANSPORT: ("subscribe", "next")}[protocol]
+    async with initialised(server, protocol, alice.token) as socket:
+        operations = {
+            "q": ("query { me { username } }", {}),
+            "m": ('mutation { createTable(input: {name: "over ws"}) { id name } }', {}),
+        }
+        for number, (query, variables) in operations.items():
+            payload = {"query": query, "variables": variables}
+            await socket.send(json.dumps({"id": number, "type": start, "payload": payload}))
+        answers = [await receive(socket) for _ in range(4)]
+    by_id = {(a["id"], a["type"]): a for a in answers}
+    assert by_id[("q", data)]["payload"] == {"data": {"me": {"username": alice.username}}}
+    created = by_id[("m", data)]["payload"]["data"]["createTable"]
+    assert created["name"] == "over ws"
+    assert {("q", "complete"), ("m", "complete")} <= set(by_id), answers
+    table = await alice.call("query($t: ID!) { table(id: $t) { name } }", t=created["id"])
+    assert table["table"] == {"name": "over ws"}
+
+
+@pytest.mark.parametrize("protocol", [LEGACY, TRANSPORT])
+async def test_a_refused_mutation_answers_its_code_and_changes_nothing_on_both_protocols(
+    server: LiveServer, protocol: Subprotocol
+) -> None:
+    alice, table_id = await bidding_table(server)
+    before = await own_turn(alice, table_id)  # the bots have bid: nothing else moves
+    start, data = {LEGACY: ("start", "data"), TRANSPORT: ("subscribe", "next")}[protocol]
+    async with initialised(server, protocol, alice.token) as socket:
+        payload = {"query": PLAY_ACE, "variables": {"t": table_id}}
+        await socket.send(json.dumps({"id": "x", "type": start, "payload": payload}))
+        answer = await receive(socket)
+        assert (answer["type"], answer["id"]) == (data, "x"), answer
+        assert answer["payload"]["data"] is None
+        assert [e["extensions"]["code"] for e in answer["payload"]["errors"]] == ["WRONG_PHASE"]
+        assert await receive(socket) == {"type": "complete", "id": "x"}
+    assert (await alice.game(table_id))["version"] == before["version"]
 
 
 async def test_the_legacy_protocol_has_the_same_per_player_caps(tmp_path: Path) -> None:
@@ -255,20 +330,15 @@ PLAY_ACE = (
 )
 
 
+@pytest.mark.parametrize("protocol", [LEGACY, TRANSPORT])
 async def test_an_operation_over_a_rate_limit_closes_the_socket_with_4429(
-    tmp_path: Path,
+    tmp_path: Path, protocol: Subprotocol
 ) -> None:
-    # Only graphql-transport-ws carries mutations (the legacy protocol runs subscriptions,
-    # whose limit is the per-player cap: test_the_legacy_protocol_has_the_same_...caps).
     with running(tmp_path / "spades.db", env={"SPADES_RATE_LIMITS": "1"}) as live:
         alice = await Api(live).sign_up()
         table = str((await alice.create_table())["id"])  # waiting: a move is WRONG_PHASE
-        start = "subscribe"
-        async with connect(live.ws_url, subprotocols=[TRANSPORT]) as socket:
-            auth = {"Authorization": f"Bearer {alice.token}"}
-            init = {"type": "connection_init", "payload": auth}
-            await socket.send(json.dumps(init))
-            assert (await receive(socket))["type"] == "connection_ack"
+        start = "start" if protocol == LEGACY else "subscribe"
+        async with initialised(live, protocol, alice.token) as socket:
             payload = {"query": PLAY_ACE, "variables": {"t": table}}
             # Within the limit, a refused move is an error message as usual.
             await socket.send(json.dumps({"id": "first", "type": start, "payload": payload}))

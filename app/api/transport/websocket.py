@@ -24,12 +24,15 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
 )
 from strawberry.subscriptions.protocols.graphql_ws.handlers import BaseGraphQLWSHandler
 from strawberry.subscriptions.protocols.graphql_ws.types import (
-    ConnectionInitMessage as LegacyInitMessage,
-)
-from strawberry.subscriptions.protocols.graphql_ws.types import (
+    CompleteMessage,
+    ErrorMessage,
     OperationMessage,
     StartMessage,
 )
+from strawberry.subscriptions.protocols.graphql_ws.types import (
+    ConnectionInitMessage as LegacyInitMessage,
+)
+from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.unset import UnsetType
 
 from app.api.context import Context
@@ -316,6 +319,53 @@ class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Cont
             payload["query"] = cast(str, resolved.query)
         await super().handle_start(message)
 
+    async def handle_async_results(
+        self,
+        operation_id: str,
+        query: str,
+        operation_name: str | None,
+        variables: dict[str, object] | None,
+    ) -> None:
+        """Run one `start`d operation: a subscription streams `data` messages, a query or
+        a mutation sends one, then `complete`. subscriptions-transport-ws sends queries
+        and mutations as `start` too; strawberry's handler runs every operation through
+        `schema.subscribe`, which refuses any but a subscription (and our error masking
+        then answered "Internal server error"), so this runs them through
+        `schema.stream`, which dispatches on the operation's type."""
+        try:
+            source = await self.schema.stream(
+                query,
+                variable_values=variables,
+                context_value=self.context,
+                root_value=self.root_value,
+                operation_name=operation_name,
+            )
+            self.subscriptions[operation_id] = source
+            first = True
+            async for result in source:
+                if not isinstance(result, ExecutionResult) or (
+                    first and isinstance(result, PreExecutionError)
+                ):
+                    await self.send_message(_legacy_error(operation_id, result))
+                    return
+                await self.send_data_message(result, operation_id)
+                first = False
+            await self.send_message(CompleteMessage(type="complete", id=operation_id))
+        except asyncio.CancelledError:
+            await self.send_message(CompleteMessage(type="complete", id=operation_id))
+        finally:
+            self.subscriptions.pop(operation_id, None)
+            self.tasks.pop(operation_id, None)
+
     async def cleanup(self) -> None:
         with contextlib.suppress(Exception):
             await super().cleanup()
+
+
+def _legacy_error(operation_id: str, result: object) -> ErrorMessage:
+    """The `error` message for an operation refused before it ran (its first error), or
+    for incremental delivery, which the legacy protocol has no message for."""
+    if isinstance(result, PreExecutionError) and result.errors:
+        return ErrorMessage(type="error", id=operation_id, payload=result.errors[0].formatted)
+    message = "incremental delivery (@defer, @stream) is not supported over graphql-ws"
+    return ErrorMessage(type="error", id=operation_id, payload={"message": message})

@@ -11,7 +11,9 @@ seated humans has been connected for `idle_seconds` closes.
 
 The reconnect window's end is armed on the process that saw the disconnection, and
 also indexed in the store: every process sweeps the index for overdue ones, so a
-replacement is not lost with a process that died (or restarted). Replacing is a
+replacement is not lost with a process that died (or restarted). Without Redis the
+index lives in the process: at start-up the seated humans of games in progress count
+as disconnected since the start, so the window runs from the restart. Replacing is a
 ledger change decided on the table as it stands, so two processes replace once.
 """
 
@@ -98,9 +100,19 @@ class PresenceService:
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self) -> None:
-        """Connect the store, then beat the heart and look for idle tables."""
+    async def start(self, open_tables: list[TableSnapshot] | None = None) -> None:
+        """Connect the store and tell it which humans sit at games in progress (a store
+        in memory lost who was connected: see `PresenceStore.restarted`), then beat the
+        heart, look for idle tables and for players past the reconnect window."""
         await self.store.start()
+        seated = [
+            (table.id, occupant.player_id)
+            for table in open_tables or []
+            if table.status is TableStatus.PLAYING
+            for occupant in table.occupants
+            if occupant is not None and not occupant.is_bot
+        ]
+        await self.store.restarted(seated, time.time())
         self._loops = [
             asyncio.create_task(self._every(self.timings.heartbeat, self.heartbeat)),
             asyncio.create_task(

@@ -11,7 +11,9 @@ database nor a game version.
 
 The store also indexes who is disconnected since when (a sorted set in Redis), so
 the reconnect window's deadline outlives the process that saw the disconnection:
-every process looks up the overdue ones (`absent_before`) and settles them.
+every process looks up the overdue ones (`absent_before`) and settles them. In memory
+the index dies with the process, so at start-up every seated human of a game in
+progress counts as disconnected since the start (`restarted`).
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ class PresenceStore(ABC):
         """Forget that the player is disconnected since `since` (handled); a later
         disconnection of theirs stays indexed."""
 
+    async def restarted(self, seated: list[tuple[str, str]], at: float) -> None:  # noqa: B027
+        """The process (re)started with these (table, player) seated at tables in
+        progress. A shared store (Redis) outlives the process and keeps what it knew;
+        one that lived in the process has to assume something (MemoryPresence)."""
+
     async def heartbeat(self, local: set[tuple[str, str]]) -> list[tuple[str, str, Mark]]:
         """Say this process is alive (re-registering `local` if it had been given up for
         dead) and give up dead processes: the (table, player, mark) that turned
@@ -107,6 +114,17 @@ class MemoryPresence(PresenceStore):
 
     async def marks(self, table_id: str) -> dict[str, Mark]:
         return dict(self._marks.get(table_id, {}))
+
+    async def restarted(self, seated: list[tuple[str, str]], at: float) -> None:
+        """Who was connected died with the last process: every seated human of a game in
+        progress counts as disconnected since the start, so the reconnect window runs
+        from it (one who comes back in time is not replaced; one who does not is, as if
+        they had dropped at the restart)."""
+        for table_id, player_id in seated:
+            if (table_id, player_id) in self._counts:
+                continue  # already here again
+            self._marks.setdefault(table_id, {})[player_id] = Mark(False, at)
+            self._absent[(table_id, player_id)] = at
 
     async def absent_before(self, cutoff: float) -> list[tuple[str, str, float]]:
         return [(t, p, at) for (t, p), at in self._absent.items() if at < cutoff]

@@ -17,19 +17,31 @@ from collections.abc import Sequence
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from app.rules.dealing import rematch_seed
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.rules.seats import SEATS, Seat
 from app.store import tables as repo
 from app.store.models import LinkGrantRow, TableLinkRow
+from app.store.spectators import keep_spectators, spectators_of
 
+from ..access import can_watch
+from ..auth import Player
 from ..codec import LogEntry
 from ..events import GameEvent
 from ..games import BotDriver
 from ..ledger import Change, Ledger, insert_table
-from ..model import NO_AWAY, NO_TIMEOUTS, GameMessage, TableSnapshot, TableStatus, now_ts
-from ..social import SocialService, Viewer
-from ..tables import TableService, start_entry
+from ..model import (
+    NO_AWAY,
+    NO_TIMEOUTS,
+    GameMessage,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+    now_ts,
+)
+from ..social import SocialService, Viewer, load_viewer
+from ..tables import TableService, relation, start_entry
 from .clock import clocked
 
 REMATCH_REQUESTED = GameEvent.REMATCH_REQUESTED
@@ -58,7 +70,10 @@ def rematch_of(table: TableSnapshot, now: float) -> TableSnapshot:
         assert first is not None
         host_id, host_name = first.player_id, first.username or "?"
     players = [o.player_id for o in table.occupants if o is not None]
-    game, _ = Game.start(players, seed=table.deal_seed)
+    # A fresh deal: a seeded table's rematch gets a seed derived from the old one (the
+    # same seed would replay the same hands); an unseeded one gets a new secret seed.
+    seed = rematch_seed(table.deal_seed) if table.deal_seed is not None else None
+    game, _ = Game.start(players, seed=seed)
     return table.evolve(
         id=rematch_table_id(table.id),
         host_id=host_id,
@@ -71,6 +86,7 @@ def rematch_of(table: TableSnapshot, now: float) -> TableSnapshot:
         rematch_requests=(),
         rematch_of=table.id,
         next_table_id=None,
+        deal_seed=seed,
         # A new game: nobody is away, no clock has run out yet (the first turn's clock
         # is set when the table is stored).
         away=NO_AWAY,
@@ -117,18 +133,18 @@ def decide_rematch(
 
 
 async def store_rematch_table(
-    session: AsyncSession, old_id: str, new: TableSnapshot, holders: list[str]
+    session: AsyncSession, old: TableSnapshot, new: TableSnapshot, holders: list[str]
 ) -> None:
     """Create the rematch table (row, seats, the start in its move log) and carry the old
-    table's links over: their holders (added to `holders`) keep seeing and watching the
-    new table."""
+    table's links and spectators over: link holders and the old table's spectators (added
+    to `holders`) keep seeing and watching the new table."""
     assert new.game is not None
     await insert_table(session, new)
     await repo.append_moves(session, new.id, [(1, 1, start_entry(new.game))])
-    links = (await session.exec(select(TableLinkRow).where(TableLinkRow.table_id == old_id))).all()
+    links = (await session.exec(select(TableLinkRow).where(TableLinkRow.table_id == old.id))).all()
     for link in links:
         session.add(TableLinkRow(table_id=new.id, kind=link.kind, code_hash=link.code_hash))
-    grants = (await session.exec(select(LinkGrantRow).where(LinkGrantRow.table_id == old_id))).all()
+    grants = (await session.exec(select(LinkGrantRow).where(LinkGrantRow.table_id == old.id))).all()
     for grant in grants:
         holders.append(grant.player_id)
         session.add(
@@ -139,7 +155,28 @@ async def store_rematch_table(
                 code_hash=grant.code_hash,
             )
         )
+    if new.visibility is not Visibility.PUBLIC:  # everyone sees a public one anyway
+        kept = await _still_spectators(session, old, new)
+        keep_spectators(session, new.id, kept)
+        holders.extend(kept)
     await session.flush()
+
+
+async def _still_spectators(
+    session: AsyncSession, old: TableSnapshot, new: TableSnapshot
+) -> list[str]:
+    """The spectators of the old table: those who watched it (or kept access to it) and
+    may still watch it as the rematch starts (not one whose friendship with the host or
+    invitation ended meanwhile), and do not sit at the new table."""
+    seated = {o.player_id for o in new.occupants if o is not None}
+    kept: list[str] = []
+    for player_id, username in await spectators_of(session, old.id):
+        if player_id in seated:
+            continue
+        viewer = await load_viewer(session, Player(player_id, username))
+        if can_watch(old, relation(viewer, old)):
+            kept.append(player_id)
+    return kept
 
 
 def replayed_rematch(
@@ -191,9 +228,8 @@ class RematchService:
             if new is not None:
                 new = clocked(new, now, self.ledger.clock_scale)
                 opened.append(new)
-                old_id = table.id
                 change.effects.append(
-                    lambda session: store_rematch_table(session, old_id, new, holders)
+                    lambda session: store_rematch_table(session, table, new, holders)
                 )
             return change
 
