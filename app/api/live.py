@@ -21,17 +21,21 @@ InfoT = Info[Context, None]
 
 @strawberry.type
 class SeatPresence:
+    id: strawberry.ID = strawberry.field(
+        description="<tableId>:<seat>, as the seat's SeatState (one entry per seat)"
+    )
     seat: Seat
     player_id: strawberry.ID | None = strawberry.field(description="null for an empty seat")
     connected: bool = strawberry.field(description="bots always; empty seats never")
     changed_at: str = strawberry.field(description="ISO-8601 UTC instant of the last change")
 
     @classmethod
-    def of(cls, entry: ServicePresence) -> SeatPresence:
-        """The GraphQL presence of one seat."""
+    def of(cls, table_id: str, entry: ServicePresence) -> SeatPresence:
+        """The GraphQL presence of one seat of the table."""
         seat = seat_type(entry.seat)
         assert seat is not None
         return cls(
+            id=strawberry.ID(f"{table_id}:{entry.seat.name}"),
             seat=seat,
             player_id=strawberry.ID(entry.player_id) if entry.player_id is not None else None,
             connected=entry.connected,
@@ -52,7 +56,7 @@ class LiveQuery:
     async def presence(self, info: InfoT, table_id: strawberry.ID) -> list[SeatPresence]:
         viewer = await require_viewer(info)
         entries = await services_of(info).streams.seat_presence(viewer, str(table_id))
-        return [SeatPresence.of(e) for e in entries]
+        return [SeatPresence.of(str(table_id), e) for e in entries]
 
 
 @strawberry.type
@@ -76,4 +80,4 @@ class LiveSubscription:
         stream = services_of(info).streams.presence_updates(viewer, str(table_id))
         with subscription_slot(info), SUBSCRIPTIONS.labels("presence").track_inprogress():
             async for entry in stream:
-                yield SeatPresence.of(entry)
+                yield SeatPresence.of(str(table_id), entry)

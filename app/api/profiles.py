@@ -53,6 +53,7 @@ class PlayerStats:
 
 @strawberry.type
 class GameSummary:
+    id: strawberry.ID = strawberry.field(description="<tableId>:<playerId>: one player's game")
     table_id: strawberry.ID
     finished_at: str
     rated: bool
@@ -107,6 +108,7 @@ class LeaderboardConnection:
 
 @strawberry.type
 class Profile:
+    id: strawberry.ID = strawberry.field(description="the player's id (one profile per player)")
     player_id: strawberry.Private[str]
     player: Player
     member_since: str
@@ -120,7 +122,7 @@ class Profile:
     ) -> GameSummaryConnection:
         cursor = after if isinstance(after, str) else None
         page = await services_of(info).profiles.games(self.player_id, _first(first), cursor)
-        edges = [GameSummaryEdge(cursor=c, node=_summary(s)) for c, s in page.edges]
+        edges = [GameSummaryEdge(cursor=c, node=_summary(self.player_id, s)) for c, s in page.edges]
         return GameSummaryConnection(edges=edges, page_info=_page_info(page))
 
 
@@ -136,9 +138,10 @@ def _page_info(
     return PageInfo(has_next_page=page.has_next, end_cursor=end)
 
 
-def _summary(s: service.GameSummary) -> GameSummary:
+def _summary(player_id: str, s: service.GameSummary) -> GameSummary:
     seat = Seat[s.seat]
     return GameSummary(
+        id=strawberry.ID(f"{s.table_id}:{player_id}"),
         table_id=strawberry.ID(s.table_id),
         finished_at=iso_utc(s.finished_at),
         rated=s.rated,
@@ -170,6 +173,7 @@ class ProfileQuery:
             return None
         skill = data.skill
         return Profile(
+            id=strawberry.ID(data.player.id),
             player_id=data.player.id,
             player=_player(data.player),
             member_since=iso_utc(data.member_since),

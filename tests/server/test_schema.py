@@ -230,3 +230,30 @@ def test_core_input_types_have_every_contract_field_and_default(
                 assert not isinstance(served_field.type, GraphQLNonNull), (
                     f"{name}.{field_name} is required but not in the contract"
                 )
+
+
+# Object types that are values, not things (API.md: "every object type that stands for
+# one thing has `id: ID!`"): a part of their parent, an event, a page's plumbing, a root.
+VALUE_TYPES = {
+    "AuthPayload", "Bid", "Card", "GameSummaryConnection", "GameSummaryEdge", "GameUpdate",
+    "HandResult", "LeaderboardConnection", "LeaderboardEdge", "LeaderboardEntry",
+    "LobbyUpdate", "Mutation", "Notification", "PageInfo", "Play", "PlayerStats", "Query",
+    "Rating", "Subscription", "Trick",
+}  # fmt: skip
+
+
+def test_every_type_that_stands_for_one_thing_has_a_stable_id(committed: GraphQLSchema) -> None:
+    """Normalized client caches (Apollo, urql Graphcache) key entities by `id` with no
+    configuration: every object type but the listed values has `id: ID!`."""
+    objects = {
+        name: kind
+        for name, kind in committed.type_map.items()
+        if isinstance(kind, GraphQLObjectType) and not name.startswith("__")
+    }
+    assert set(objects) >= VALUE_TYPES, VALUE_TYPES - set(objects)
+    missing = [
+        name
+        for name, kind in objects.items()
+        if name not in VALUE_TYPES and str(getattr(kind.fields.get("id"), "type", "")) != "ID!"
+    ]
+    assert missing == []
