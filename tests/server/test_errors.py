@@ -191,6 +191,7 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "playCard": (PLAY_CARD, {"t": TID, "c": ACE_OF_SPADES}),
     "signOut": ("mutation { signOut }", {}),
     "friends": ("{ friends { id } }", {}),
+    "blockedPlayers": ("{ blockedPlayers { id } }", {}),
     "friendRequests": ("{ friendRequests { id } }", {}),
     "invitations": ("{ invitations { id } }", {}),
     "sendFriendRequest": (
