@@ -48,10 +48,14 @@ async def url(empty_url: str) -> str:
     return await migrated_with_players(empty_url, PLAYERS)
 
 
+# The ratings are read in a trip of their own on PostgreSQL only: these tests take
+# only its database (the parameter of empty_url), instead of skipping SQLite's.
+on_postgres_only = pytest.mark.parametrize("empty_url", ["postgres"], indirect=True)
+
+
 @pytest.fixture
 def postgres_only(url: str) -> str:
-    if not url.startswith("postgresql"):
-        pytest.skip("the ratings are read in a trip of their own on PostgreSQL only")
+    assert url.startswith("postgresql")
     return url
 
 
@@ -256,6 +260,7 @@ def rating_with(end: GameEnd, before_rating: Callable[[int], None]) -> GameEnd:
     return dataclasses.replace(end, rate=counted)
 
 
+@on_postgres_only
 async def test_ratings_that_changed_since_they_were_read_are_read_again(
     postgres_only: str, db: Database
 ) -> None:
@@ -347,6 +352,7 @@ async def test_a_process_killed_in_its_final_write_leaves_no_trace_and_the_game_
     await assert_counted_once(db, move)
 
 
+@on_postgres_only
 async def test_a_process_killed_while_postgres_runs_its_final_write_applies_all_or_nothing(
     postgres_only: str, db: Database
 ) -> None:
