@@ -1,4 +1,4 @@
-"""Rate limits: fixed-window counters per rule and subject (player id, IP, username).
+"""Rate limits: sliding logs of hits per rule and subject (player id, IP, username).
 
 In memory for one process; in Redis when SPADES_BROKER_URL is set, so every
 process shares the same counters. A limiter that cannot reach Redis lets
@@ -7,9 +7,13 @@ requests through (and logs): an outage of the limiter must not stop play.
 
 from __future__ import annotations
 
+import itertools
 import logging
+import secrets
 import time
 from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -69,7 +73,14 @@ class RateLimited(RuleError):
 
 
 class Limiter(ABC):
-    """Counts hits and refuses those over the limit."""
+    """Counts hits and refuses those over the limit.
+
+    A sliding log, not fixed windows: fixed windows let twice the limit through
+    around a window's edge (ten guesses at 0:59 and ten more at 1:00), and made
+    "at most N per minute" depend on the clock. Here no span of the rule's
+    length ever holds more than its count of accepted hits. A refused hit is not
+    recorded, so retrying after `retryAfter` seconds succeeds.
+    """
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -79,54 +90,91 @@ class Limiter(ABC):
         if not self.enabled:
             return
         limit = LIMITS[rule]
-        now = time.time()
-        window = int(now // limit.seconds)
-        count = await self._hit(f"{rule.value}:{subject}:{window}", limit.seconds)
-        if count > limit.count:
-            raise RateLimited(rule, (window + 1) * limit.seconds - now)
+        wait = await self._admit(f"{rule.value}:{subject}", limit)
+        if wait is not None:
+            raise RateLimited(rule, wait)
 
     @abstractmethod
-    async def _hit(self, key: str, seconds: int) -> int:
-        """Increment the counter `key` (expiring after `seconds`) and return it."""
+    async def _admit(self, key: str, limit: Limit) -> float | None:
+        """Record a hit on `key` if the last `limit.seconds` hold fewer than `limit.count`;
+        else leave it unrecorded and return the seconds until the oldest hit leaves."""
 
     async def close(self) -> None:  # noqa: B027  (most backends hold nothing)
         """Release connections, where the backend holds any."""
 
 
 class MemoryLimiter(Limiter):
-    """Counters in this process."""
+    """Hit logs in this process."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    # Logs untouched for this long are dropped (no rule spans more).
+    _IDLE_SECONDS = max(limit.seconds for limit in LIMITS.values())
+
+    def __init__(self, enabled: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(enabled)
-        self._counts: dict[str, tuple[float, int]] = {}
+        self._clock = clock
+        self._logs: dict[str, deque[float]] = {}
+        self._next_sweep = clock() + self._IDLE_SECONDS
 
-    async def _hit(self, key: str, seconds: int) -> int:
-        now = time.time()
-        expires, count = self._counts.get(key, (now + seconds, 0))
-        count += 1
-        self._counts[key] = (expires, count)
-        if len(self._counts) > 50_000:
-            self._counts = {k: v for k, v in self._counts.items() if v[0] > now}
-        return count
+    async def _admit(self, key: str, limit: Limit) -> float | None:
+        now = self._clock()
+        hits = self._logs.get(key)
+        if hits is None:
+            hits = self._logs[key] = deque()
+        while hits and hits[0] <= now - limit.seconds:
+            hits.popleft()
+        if len(hits) >= limit.count:
+            return hits[0] + limit.seconds - now
+        hits.append(now)
+        if now >= self._next_sweep:
+            self._sweep(now)
+        return None
+
+    def _sweep(self, now: float) -> None:
+        """Forget subjects with no hit in the longest span, so memory follows active ones."""
+        horizon = now - self._IDLE_SECONDS
+        self._logs = {k: v for k, v in self._logs.items() if v and v[-1] > horizon}
+        self._next_sweep = now + self._IDLE_SECONDS
+
+
+# Atomic in Redis: drop hits older than the span, then admit (a sorted set of
+# hit times, scored by Redis's own clock so every process agrees) or answer the
+# oldest hit's time.
+_ADMIT = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local span = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return tostring(tonumber(oldest[2]) + span - now)
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('EXPIRE', KEYS[1], span + 1)
+return false
+"""
 
 
 class RedisLimiter(Limiter):
-    """Counters shared by every process through Redis."""
+    """Hit logs shared by every process through Redis."""
 
     def __init__(self, url: str, enabled: bool = True) -> None:
         super().__init__(enabled)
         self._redis = Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+        self._script = self._redis.register_script(_ADMIT)
+        # Members must be unique per hit: two hits in one microsecond are two hits.
+        self._ids = itertools.count()
+        self._prefix = secrets.token_hex(4)
 
-    async def _hit(self, key: str, seconds: int) -> int:
+    async def _admit(self, key: str, limit: Limit) -> float | None:
+        member = f"{self._prefix}:{next(self._ids)}"
         try:
-            async with self._redis.pipeline(transaction=True) as pipe:
-                pipe.incr("spades:rl:" + key)
-                pipe.expire("spades:rl:" + key, seconds + 1)
-                count, _ = await pipe.execute()
-            return int(count)
+            wait = await self._script(
+                keys=["spades:rl:" + key], args=[limit.seconds, limit.count, member]
+            )
         except RedisError:
             log.warning("rate limiter cannot reach Redis; letting the request through")
-            return 0
+            return None
+        return None if wait is None else float(wait)
 
     async def close(self) -> None:
         """Disconnect."""
