@@ -73,6 +73,9 @@ const events = [];
 const versions = [];
 let moves = 0;
 let acting = false;
+// The newest view seen: an update that gives us the turn can arrive while our previous
+// move's response is still in flight, and must not be lost (nobody else moves for us).
+let latest = null;
 let finish;
 const done = new Promise((resolve, reject) => { finish = { resolve, reject }; });
 
@@ -93,6 +96,7 @@ async function act(view) {
   } finally {
     acting = false;
   }
+  if (latest !== null && latest !== view) act(latest);
 }
 
 const subscription = client.subscribe({ query: UPDATES, variables: { t: tableId } }).subscribe({
@@ -102,7 +106,8 @@ const subscription = client.subscribe({ query: UPDATES, variables: { t: tableId 
     events.push(update.event);
     versions.push(update.view.version);
     if (update.event === "HAND_SCORED") return finish.resolve();
-    act(update.view);
+    latest = update.view;
+    act(latest);
   },
   error: (error) => finish.reject(error),
 });
