@@ -194,9 +194,7 @@ def test_a_table_without_a_clock_shows_none_while_a_timed_one_does(
     # nothing counts down, on the seat on turn or anywhere else, on either page.
     players = {"NORTH": north, "SOUTH": south}
     for _ in range(4):
-        north.page.locator(".game[data-turn=NORTH], .game[data-turn=SOUTH]").wait_for()
-        seat = str(north.game().get_attribute("data-turn"))
-        pages.wait_turn(players[seat])
+        seat = pages.human_on_turn(players)
         for viewer in (north, south):
             seat_box(viewer, seat).locator(".turn-flag").wait_for()  # "to act", and no clock
         no_clock_anywhere(north, south)
