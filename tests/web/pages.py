@@ -198,13 +198,20 @@ def my_turn(player: Player) -> bool:
     )
 
 
-def next_human_move(players: dict[str, Player], timeout: float = 30_000) -> tuple[str, str]:
+def human_on_turn(players: dict[str, Player], timeout: float = 30_000) -> str:
     """Wait until one of these players' own page says it is their turn (another page may
-    lag behind), let them act (play a card, or bid 3); their seat and what they did."""
+    lag behind); their seat."""
     deadline = time.monotonic() + timeout / 1000
     while time.monotonic() < deadline:
         for seat, player in players.items():
             if my_turn(player):
-                return seat, act(player, 3)
+                return seat
         time.sleep(0.05)
     raise AssertionError("no seated human got the turn")
+
+
+def next_human_move(players: dict[str, Player], timeout: float = 30_000) -> tuple[str, str]:
+    """Wait until one of these players has the turn, let them act (play a card, or bid
+    3); their seat and what they did."""
+    seat = human_on_turn(players, timeout)
+    return seat, act(players[seat], 3)

@@ -53,3 +53,46 @@ def test_a_friend_is_invited_to_a_private_table_and_sits(
     assert "/table/" in link and "?code=" in link
     for player in (host, guest):
         player.page.context.close()
+
+
+def test_host_tools_hand_over_kick_and_a_spectator_link_for_one_who_signs_in(
+    browser: Any, web_server: LiveServer
+) -> None:
+    host = pages.sign_up(browser, web_server, "handover")
+    guest = pages.sign_up(browser, web_server, "heir")
+    host.page.get_by_role("combobox", name="Who can see it").select_option("PRIVATE")
+    pages.create_table(host, "Back room")
+    host.page.get_by_role("button", name="Create a join link").click()
+    guest.page.goto(host.page.locator("input[data-link-kind=join]").input_value())
+    guest.page.locator("li[data-seat=EAST]").get_by_role("button", name="Sit here").click()
+    host.page.locator("li[data-seat=EAST]", has_text=guest.username).wait_for()
+
+    # The host hands the table over; the guest's page gains the host tools, live.
+    host.page.locator("li[data-seat=EAST]").get_by_role("button", name="Make host").click()
+    host.page.get_by_role("status").filter(has_text=f"{guest.username} is now the host.").wait_for()
+    guest.page.locator(".host-tools").wait_for()
+    assert host.page.locator(".host-tools").count() == 0
+    assert "host" in guest.page.locator("li[data-seat=EAST] .badge").all_inner_texts()
+
+    # The new host frees the old host's seat.
+    guest.page.locator("li[data-seat=NORTH]").get_by_role("button", name="Kick").click()
+    guest.page.locator("li[data-seat=NORTH]", has_text="empty").wait_for()
+    # The kicked player's page is told, and leaves the table for the lobby.
+    host.page.get_by_text("The host removed you from a table.").wait_for()
+    host.page.locator("[data-ready=lobby]").wait_for()
+
+    # A spectator link lets one who signs in (not up) on another browser watch only.
+    watcher = pages.sign_up(browser, web_server, "peeker")
+    guest.page.get_by_role("button", name="Create a spectator link").click()
+    watch_link = guest.page.locator("input[data-link-kind=watch]").input_value()
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{web_server.port}/")
+    page.get_by_role("button", name="Sign in").click()  # switch the form to signing in
+    page.get_by_label("Username").fill(watcher.username)
+    page.get_by_label("Password").fill("correct horse battery")
+    page.get_by_role("button", name="Sign in").click()
+    page.locator(f"[data-me='{watcher.username}']").wait_for()
+    page.goto(watch_link)
+    page.locator(".table-page[data-mode=spectator]").wait_for()
+    context.close()

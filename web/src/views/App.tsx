@@ -56,6 +56,10 @@ export function App() {
         const who = note.player?.username ?? "Someone";
         toast.value = (NOTICE_WORDS[note.event] ?? (() => `Notice: ${note.event}`))(who);
         socialTick.value += 1;
+        // Kicked from the table on screen: its stream says nothing more to one who may
+        // no longer see it, so leave it for the lobby (the toast says why).
+        const at = route.value;
+        if (note.event === "KICKED" && at.page === "table" && at.tableId === note.tableId) navigate("/");
       },
       () => undefined,
     );
