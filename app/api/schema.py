@@ -33,6 +33,10 @@ Subscription = merge_types(
 class SpadesSchema(strawberry.Schema):
     """Logs only unexpected errors (with their traceback); expected ones are answers."""
 
+    # What its operations share (limits, document cache, masking): the HTTP fast path
+    # (app/api/hotpath.py) uses the same.
+    operation_config: OperationConfig
+
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
@@ -53,17 +57,20 @@ def operation_config(settings: Settings) -> OperationConfig:
     )
 
 
-def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+def build_schema(settings: Settings | None = None) -> SpadesSchema:
     """The server's schema with its parser/validation caches, limits, batching limit, error
     masking and metrics (one extension: app/api/operations.py)."""
     settings = settings or Settings()
-    return SpadesSchema(
+    config = operation_config(settings)
+    built = SpadesSchema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
         config=StrawberryConfig(batching_config={"max_operations": settings.max_batch}),
-        extensions=[operations_extension(operation_config(settings))],
+        extensions=[operations_extension(config)],
     )
+    built.operation_config = config
+    return built
 
 
 schema = build_schema()
