@@ -121,7 +121,10 @@ class HotPath:
         operation = definition.operation.value
         if operation not in FAST_OPERATIONS:
             return None
-        if documents.errors(self.schema._schema, query, document, self._rules):
+        try:
+            if documents.errors(self.schema._schema, query, document, self._rules):
+                return None
+        except Exception:  # a rule that fails: the normal path's to report
             return None
         name = definition.name.value if definition.name else None
         return Plan(document=document, operation=operation, name=name)
