@@ -46,7 +46,7 @@ from .types import (
     Player,
     Seat,
     Visibility,
-    game_view,
+    lazy_game_view,
     seat_type,
 )
 
@@ -186,7 +186,7 @@ async def _move(
     version = expected_version if isinstance(expected_version, int) else None
     after = await services.games.act(player, str(table_id), build, version)
     MOVES.labels(kind).inc()
-    return game_view(after, after.seat_of(player.id))
+    return lazy_game_view(after, after.seat_of(player.id))
 
 
 @strawberry.type

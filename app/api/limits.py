@@ -4,7 +4,6 @@ validation cache, so each is created here, once per settings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from graphql import (
@@ -23,13 +22,7 @@ from graphql import (
     ValidationRule,
 )
 from graphql.validation import ASTValidationContext
-from strawberry.extensions import (
-    AddValidationRules,
-    DisableIntrospection,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    SchemaExtension,
-)
+from strawberry.extensions import DisableIntrospection, MaxAliasesLimiter
 from strawberry.extensions.query_depth_limiter import create_validator
 
 from app.settings import Settings
@@ -149,8 +142,9 @@ def too_complex(rule: type[ASTValidationRule]) -> type[ASTValidationRule]:
     return TooComplex
 
 
-def limit_extensions(settings: Settings) -> list[Callable[[], SchemaExtension]]:
-    """Factories of the limiting extensions; the rule classes are shared by every request."""
+def limit_rules(settings: Settings) -> tuple[type[ASTValidationRule], ...]:
+    """The limiting validation rules, shared by every request (the token limit is a parse
+    option: app/api/operations.py)."""
     limits: list[type[ASTValidationRule]] = [
         create_validator(settings.max_query_depth, None),
         create_cost_rule(settings.max_query_cost),
@@ -159,7 +153,4 @@ def limit_extensions(settings: Settings) -> list[Callable[[], SchemaExtension]]:
     rules = [too_complex(rule) for rule in limits]
     if not settings.introspection:
         rules += DisableIntrospection().validation_rules
-    return [
-        lambda: AddValidationRules(rules),
-        lambda: MaxTokensLimiter(max_token_count=settings.max_query_tokens),
-    ]
+    return tuple(rules)

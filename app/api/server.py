@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -33,8 +33,9 @@ from app.store.migrate import upgrade
 from .context import Context, bearer_token
 from .errors import OUTAGES
 from .guards import Guards, register_socket
+from .hotpath import HotPath
 from .runtime import patch_graphql_core, tame_garbage_collector
-from .schema import build_schema
+from .schema import SpadesSchema, build_schema
 from .sharing import encode_message
 from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .transport.graphiql import ROUTES as GRAPHIQL_ROUTES
@@ -76,6 +77,7 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
         self.guards = guards
         self.documents = documents
         self.max_batch = services.settings.max_batch
+        self.hot_path = HotPath(self, cast(SpadesSchema, self.schema).operation_config)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 from enum import Enum
+from typing import cast
 
 import strawberry
 
@@ -393,3 +394,49 @@ def game_view(
 def seat_states(table: model.TableSnapshot) -> list[SeatState]:
     """The four seats of a table as the lobby shows them (public facts only)."""
     return game_view(table, None, watching=False).seats
+
+
+class LazyGameView:
+    """A GameView that builds only what is read: `id`, `tableId` and `version` come from
+    the table itself, and the first other field read builds the whole view (by
+    `game_view`, for the same viewer) once. A move's answer usually selects only
+    `{ version }`, and then no hand, trick or history is converted."""
+
+    __slots__ = ("_table", "_view", "_viewer", "_watching")
+
+    def __init__(
+        self, table: model.TableSnapshot, viewer: rseats.Seat | None, watching: bool = True
+    ) -> None:
+        self._table = table
+        self._viewer = viewer
+        self._watching = watching
+        self._view: GameView | None = None
+
+    @property
+    def id(self) -> strawberry.ID:
+        """The table's id."""
+        return strawberry.ID(self._table.id)
+
+    @property
+    def table_id(self) -> strawberry.ID:
+        """The table's id."""
+        return strawberry.ID(self._table.id)
+
+    @property
+    def version(self) -> int:
+        """The table's version."""
+        return self._table.version
+
+    def __getattr__(self, name: str) -> object:
+        # Any other field (and only fields: strawberry reads nothing else of a GameView).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        view = self._view
+        if view is None:
+            view = self._view = game_view(self._table, self._viewer, self._watching)
+        return getattr(view, name)
+
+
+def lazy_game_view(table: model.TableSnapshot, viewer: rseats.Seat | None) -> GameView:
+    """`game_view(table, viewer)`, built field by field as the selection reads it."""
+    return cast(GameView, LazyGameView(table, viewer))

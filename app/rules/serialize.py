@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from .bidding import Bid
-from .cards import Card
+from .cards import FULL_DECK, Card
 from .game import Deal, Exchange, FinishedHand, Game, HandState, Phase, Trick
 from .scoring import TeamHandResult
 from .seats import Seat, Team
@@ -111,8 +111,14 @@ def game_from_parts(head: Data, finished: list[FinishedHand]) -> Game:
     )
 
 
+# A snapshot is written after every move: plain lookups instead of the cards' `code` and
+# the seats' `name` properties (two Python calls each) keep that cheap.
+_CODE_OF: dict[Card, str] = {c: c.code for c in FULL_DECK}
+_SEAT_NAMES: tuple[str, ...] = tuple(s.name for s in Seat)
+
+
 def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
-    return [c.code for c in cards]
+    return list(map(_CODE_OF.__getitem__, cards))
 
 
 def _parse(codes: list[str]) -> list[Card]:
@@ -128,7 +134,7 @@ def _deal_from_data(data: list[list[str]]) -> Deal:
 
 
 def _plays_to_data(plays: tuple[tuple[Seat, Card], ...] | list[tuple[Seat, Card]]) -> list[Any]:
-    return [[s.name, c.code] for s, c in plays]
+    return [[_SEAT_NAMES[s], _CODE_OF[c]] for s, c in plays]
 
 
 def _plays_from_data(data: list[Any]) -> list[tuple[Seat, Card]]:
@@ -143,9 +149,12 @@ def _hand_to_data(hand: HandState) -> Data:
         "hands": [_codes(h) for h in hand.hands],
         "withheld": list(hand.withheld),
         "bids": [b.to_record() if b is not None else None for b in hand.bids],
-        "bidOrder": [s.name for s in hand.bid_order],
+        "bidOrder": [_SEAT_NAMES[s] for s in hand.bid_order],
         "exchanges": [[e.giver.name, e.receiver.name, _codes(e.cards)] for e in hand.exchanges],
-        "tricks": [[t.leader.name, _plays_to_data(t.plays), t.winner.name] for t in hand.tricks],
+        "tricks": [
+            [_SEAT_NAMES[t.leader], _plays_to_data(t.plays), _SEAT_NAMES[t.winner]]
+            for t in hand.tricks
+        ],
         "current": _plays_to_data(hand.current),
         "leader": hand.leader.name,
         "spadesBroken": hand.spades_broken,

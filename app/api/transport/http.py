@@ -5,7 +5,7 @@ persisted queries and trusted documents, a body size limit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cross_web import HTTPException
 from starlette.requests import Request
@@ -20,6 +20,9 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from .persisted import Documents, Resolved
+
+if TYPE_CHECKING:
+    from ..hotpath import HotPath
 from .refusals import (
     GRAPHQL_RESPONSE_JSON,
     JSON,
@@ -79,13 +82,17 @@ class HTTPTransport:
 
     documents: Documents
     max_batch: int
+    hot_path: HotPath
 
     async def handle_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer one HTTP request; refusals as GraphQL responses."""
+        """Answer one HTTP request (by the fast path if it can: app/api/hotpath.py);
+        refusals as GraphQL responses."""
         request = Request(scope=scope, receive=receive)
         media_type = response_media_type(request.headers.get("accept"))
         try:
-            response = await self.run(request)  # type: ignore[attr-defined]
+            response = await self.hot_path.answer(request)
+            if response is None:
+                response = await self.run(request)  # type: ignore[attr-defined]
         except Refusal as refusal:
             response = refusal_response(refusal, media_type)
         except HTTPException as exc:
