@@ -186,7 +186,9 @@ async def new_table(call: Callable[..., Awaitable[Any]], tokens: list[str], n: i
     return table_id
 
 
-def report(counter: CallCounter, profiler: cProfile.Profile | None, args: argparse.Namespace) -> None:
+def report(
+    counter: CallCounter, profiler: cProfile.Profile | None, args: argparse.Namespace
+) -> None:
     """Calls per move, time per move, and the profile's top functions."""
     print(f"calibration: {calibration()}")
     print(f"moves: {args.moves}, selection: {args.select}")

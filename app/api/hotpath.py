@@ -160,9 +160,7 @@ class HotPath:
             if isawaitable(outcome):
                 outcome = await outcome
         except Exception as exc:  # as strawberry: reported, neither counted nor masked
-            error = (
-                exc if isinstance(exc, GraphQLError) else GraphQLError(str(exc), original_error=exc)
-            )
+            error = _coerce_error(exc)
             self.schema.process_errors([error])
             return StrawberryResult(data=None, errors=[error], extensions={})
         result: ExecutionResult = outcome
