@@ -140,6 +140,15 @@ def bot_move(table: TableSnapshot, seat: Seat, rng: random.Random) -> Move:
     return decide(level, SeatKnowledge.of(table.game, seat), rng)
 
 
+def bot_rng(table: TableSnapshot, fallback: random.Random) -> random.Random:
+    """The random numbers of a bot's move: at a table dealt from an explicit seed (tests,
+    tournaments) a stream derived from that seed and the version, so the same human moves
+    meet the same bot moves every time; elsewhere `fallback` (unpredictable)."""
+    if table.deal_seed is None:
+        return fallback
+    return random.Random(f"{table.deal_seed}:{table.version}")
+
+
 class BotDriver:
     """Plays bot turns server-side, one move (one update) at a time, per table.
 
@@ -213,7 +222,7 @@ class BotDriver:
             seat = bot_to_move(current)
             if seat is None or current.game is None:
                 return Change()
-            return apply_move(current, bot_move(current, seat, self._rng))
+            return apply_move(current, bot_move(current, seat, bot_rng(current, self._rng)))
 
         change, _ = await self.ledger.change(table_id, decide)
         return bool(change.steps)
