@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.rules.bots import BotLevel, ExpertBudget, SeatKnowledge, decide
@@ -40,11 +40,18 @@ def _reshuffle_others(game: Game, seat: Seat, rng: random.Random) -> Game:
 
 @settings(max_examples=60, deadline=None)
 @given(SEEDS, st.integers(min_value=0, max_value=400), st.sampled_from(SEATS))
+@example(163, 162, Seat.NORTH)  # the first reshuffle deals the same 2+2+2 cards back
 def test_games_differing_only_in_other_seats_unplayed_cards_give_equal_knowledge(
     seed: int, moves: int, seat: Seat
 ) -> None:
     game = play_until(seed, moves)
-    other = _reshuffle_others(game, seat, random.Random(seed))
+    rng = random.Random(seed)
+    other = _reshuffle_others(game, seat, rng)
+    # Few cards left can fall back into the same hands (2 each: 1 deal in 90): deal again.
+    for _ in range(50):
+        if other.hand.hands != game.hand.hands:
+            break
+        other = _reshuffle_others(game, seat, rng)
     assert other.hand.hands != game.hand.hands or len(game.hand.hands[seat.left]) <= 1
     mine = SeatKnowledge.of(game, seat)
     assert mine == SeatKnowledge.of(other, seat)
