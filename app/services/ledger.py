@@ -330,6 +330,7 @@ class Ledger:
             self._cache[snapshot.id] = snapshot
         else:
             self._cache.pop(snapshot.id, None)
+            self._prepared.pop(snapshot.id, None)
 
     def observe(self, table: TableSnapshot) -> None:
         """Learn a newer state of a table from a broker message (another process changed
