@@ -9,12 +9,13 @@ Parameters are named (`:name`, see `postgres_writer.Statement`); every list is o
 array parameter (unnest), so a statement's text is the same for every game and asyncpg
 prepares it once per connection.
 
-A rated game takes two trips, because its new ratings are computed in Python from the
-current ones: `READ_RATINGS` reads them (creating the rows of first-time players at
-the default), then the statement writes everything, gated on those ratings being still
-the ones read: `RATED_GATE` locks their rows (in id order) and compares each one's `seq`
-(the number of the game that last changed it) with the one read. If any moved on, the
-statement writes nothing and says so (`fresh` false), and the writer reads again.
+A rated game's new ratings are computed in Python from the current ones: `READ_RATINGS`
+reads them (creating the rows of first-time players at the default), ahead of the
+game's end when it can (`PostgresMoveWriter.prefetch_ratings`), and the statement
+writes everything, gated on those ratings being still the ones read: `RATED_GATE` locks
+their rows (in id order) and compares each one's `seq` (the number of the game that last
+changed it) with the one read. If any moved on, the statement writes nothing and says
+so (`fresh` false), and the writer reads again and writes again.
 """
 
 from __future__ import annotations
