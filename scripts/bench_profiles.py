@@ -14,11 +14,13 @@ its real SQL (no HTTP/GraphQL layer):
 - `leaderboard` pages of 20: the first, and pages deep in the list (cursor from a page
   read before);
 - `profile` (profile + stats + rating) and its first `games` page, then a later page;
-- a game's final move through the Ledger: without careers (as before them) against
-  with them (the same one-trip move writer), rated and unrated, and through the session
-  path (the ORM transaction); besides its time, what is robust to the machine's load:
-  the CPU it took here and in its PostgreSQL backends, and its round trips (requests
-  sent to PostgreSQL).
+- a game's final move through the Ledger, its table loaded before (a live table is in
+  the ledger's cache): without careers (as before them) against with them (the same
+  one-trip move writer), unrated, rated with its ratings read ahead (when the table was
+  loaded) and rated without (read by the final move), and through the session path (the
+  ORM transaction); and the read ahead itself; besides its time, what is robust to the
+  machine's load: the CPU it took here and in its PostgreSQL backends, and its round
+  trips (requests sent to PostgreSQL).
 
 Prints p50/p95 in milliseconds beside the machine calibration; asserts nothing.
 """
@@ -52,13 +54,14 @@ from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.serialize import game_to_json
 from app.services.accounts.profiles import ProfileService
-from app.services.accounts.results import game_ends
+from app.services.accounts.results import game_ends, ratings_ahead
 from app.services.auth import Player
 from app.services.games import apply_move
 from app.services.ledger import Change, Ledger
 from app.services.model import TableSnapshot
 from app.store.db import Database
 from app.store.migrate import upgrade
+from app.store.postgres_writer import KNOWN_RATINGS, KnownRatings, PostgresMoveWriter
 
 SERVER = "postgresql://postgres@127.0.0.1:5432"
 
@@ -188,20 +191,36 @@ async def store_table(db: Database, table_id: str, game: Game, rated: bool) -> N
             )
 
 
-def _finisher(ledger: Ledger, tables: list[tuple[str, Move]]) -> Callable[[int], Awaitable[None]]:
-    """Each call makes the final move of the next table (read first: cached, as live)."""
-    pending = iter(tables)
+@dataclass
+class Variant:
+    """One way of making a table's final move, and the tables it makes it on."""
 
-    async def finish(_i: int) -> None:
-        table_id, move = next(pending)
-        await ledger.get(table_id)
+    label: str
+    ledger: Ledger
+    careers: bool
+    rated: bool
+    ahead: bool  # a rated game's ratings read ahead, when its table is loaded
+    tables: list[tuple[str, Move]] = field(default_factory=list)
+
+    async def load(self, i: int) -> None:
+        """Load the i-th table into the ledger's cache, as a live table is (reading its
+        ratings ahead if so), with nothing known of its players' ratings before."""
+        ledger = self.ledger
+        ledger.on_finish = game_ends(ledger.moves) if self.careers else None
+        ledger.prepare_finish = ratings_ahead(ledger.db) if self.ahead else None
+        writer = ledger.db.move_writer
+        if isinstance(writer, PostgresMoveWriter):
+            writer.known = KnownRatings(KNOWN_RATINGS)
+        await ledger.get(self.tables[i][0])
+
+    async def finish(self, i: int) -> None:
+        """Make the i-th table's final move."""
+        table_id, move = self.tables[i]
 
         def decide(table: TableSnapshot) -> Change:
             return apply_move(table, move)
 
-        await ledger.change(table_id, decide)
-
-    return finish
+        await self.ledger.change(table_id, decide)
 
 
 # asyncio's TCP transport (private, not in the stubs): every socket write goes through it.
@@ -277,49 +296,67 @@ class Cost:
         return f"{label:52} {p50:8.2f} {p95:8.2f} {cpu:8.2f} {server:8.2f} {trips:6.0f}"
 
 
+class Meter:
+    """Measures awaited work: wall time, this process's CPU, its PostgreSQL backends'
+    CPU and the round trips."""
+
+    def __init__(self, database: str, trips: Trips) -> None:
+        self.database = database
+        self.trips = trips
+
+    async def measure(self, run: Awaitable[None], cost: Cost | None) -> None:
+        """Await `run`, adding what it took to `cost` (None: a warm-up, not counted)."""
+        pids = backends(self.database)
+        server, cpu, sent = cpu_ns(pids), time.process_time(), self.trips.count
+        start = time.perf_counter()
+        await run
+        wall = time.perf_counter() - start
+        if cost is not None:
+            cost.wall_ms.append(wall * 1000)
+            cost.cpu_ms.append((time.process_time() - cpu) * 1000)
+            cost.server_cpu_ms.append((cpu_ns(pids) - server) / 1e6)
+            cost.trips.append(self.trips.count - sent)
+
+
+AHEAD = "read ahead of a rated game's end (at its load)"
+
+
 async def game_end_cost(url: str, database: str, samples: int) -> dict[str, Cost]:
-    """The final move through the Ledger: without careers (before them), and with them on
-    unrated and rated tables through the move writer, and on unrated tables through the
-    session path (the ORM transaction: a finishing change that also changes seats, or a
-    database without a move writer). The variants take turns, sample by sample, so that
-    a change in the machine's load weighs on all of them alike."""
+    """The final move through the Ledger, its table loaded before: without careers
+    (before them), and with them on unrated and rated tables through the move writer
+    (the ratings read ahead or not), and on unrated tables through the session path
+    (the ORM transaction: a finishing change that also changes seats, or a database
+    without a move writer); and the read ahead. The variants take turns, sample by
+    sample, so that a change in the machine's load weighs on all of them alike."""
     db, session_db = Database(url), Database(url)
     session_db.move_writer = None
     writer_ledger = Ledger(db, MemoryBroker())
     session_ledger = Ledger(session_db, MemoryBroker())
     positions = final_positions(8)
-    variants: list[tuple[str, Ledger, bool, bool]] = [
-        ("final move, no careers (before)", writer_ledger, False, False),
-        ("final move + careers, unrated", writer_ledger, True, False),
-        ("final move + careers, rated", writer_ledger, True, True),
-        ("final move + careers, unrated, session path", session_ledger, True, False),
+    variants = [
+        Variant("final move, no careers (before)", writer_ledger, False, False, False),
+        Variant("final move + careers, unrated", writer_ledger, True, False, False),
+        Variant("final move + careers, rated, read ahead", writer_ledger, True, True, True),
+        Variant("final move + careers, rated, not read ahead", writer_ledger, True, True, False),
+        Variant("final move + careers, unrated, session path", session_ledger, True, False, False),
     ]
-    costs = {label: Cost() for label, *_ in variants}
+    costs = {variant.label: Cost() for variant in variants}
+    costs[AHEAD] = Cost()
     try:
-        tables: dict[str, list[tuple[str, Move]]] = {}
-        for label, _, _, rated in variants:
-            tables[label] = []
+        for variant in variants:
             for i in range(samples + 5):
                 table_id = uuid.uuid4().hex
                 game, move = positions[i % len(positions)]
-                await store_table(db, table_id, game, rated)
-                tables[label].append((table_id, move))
-        finishers = {label: _finisher(ledger, tables[label]) for label, ledger, *_ in variants}
+                await store_table(db, table_id, game, variant.rated)
+                variant.tables.append((table_id, move))
         with Trips() as trips:
+            meter = Meter(database, trips)
             for i in range(samples + 5):
-                for label, ledger, careers, _ in variants:
-                    ledger.on_finish = game_ends(ledger.moves) if careers else None
-                    pids = backends(database)
-                    server, cpu, sent = cpu_ns(pids), time.process_time(), trips.count
-                    start = time.perf_counter()
-                    await finishers[label](i)
-                    wall = time.perf_counter() - start
-                    if i >= 5:  # the first five warm up
-                        cost = costs[label]
-                        cost.wall_ms.append(wall * 1000)
-                        cost.cpu_ms.append((time.process_time() - cpu) * 1000)
-                        cost.server_cpu_ms.append((cpu_ns(pids) - server) / 1e6)
-                        cost.trips.append(trips.count - sent)
+                for variant in variants:
+                    await variant.load(i)  # the first five of each warm up
+                    ahead = costs[AHEAD] if variant.ahead and i >= 5 else None
+                    await meter.measure(variant.ledger.settle(), ahead)
+                    await meter.measure(variant.finish(i), costs[variant.label] if i >= 5 else None)
     finally:
         await db.dispose()
         await session_db.dispose()
@@ -403,7 +440,7 @@ async def main() -> None:
         for label, cost in costs.items():
             print(cost.line(label))
         base = costs["final move, no careers (before)"].medians()
-        for label in list(costs)[1:]:
+        for label in list(costs)[1:-1]:
             wall, cpu, server, trips = (
                 m - b for m, b in zip(costs[label].medians(), base, strict=True)
             )

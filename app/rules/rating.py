@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from openskill.models import PlackettLuce
 
@@ -70,14 +71,31 @@ def rate_match(
 
     Either side may hold any number of players; an empty side (every human of the
     winning team abandoned, the bots finished the game) is played by two new-player
-    ratings, which are not returned."""
-    phantom = [NEW_PLAYER, NEW_PLAYER]
-    teams = [list(winners) or phantom, list(losers) or phantom]
+    ratings, which are not returned. The model's part is kept for the latest matches
+    (`_rated_beliefs`): a game's end rated ahead for both results finds it done."""
+    won, lost = _rated_beliefs(_beliefs(winners), _beliefs(losers))
+    return _counted(won, winners), _counted(lost, losers)
+
+
+Beliefs = tuple[tuple[float, float], ...]  # (mu, sigma) of each player of a team
+
+
+def _beliefs(team: Sequence[Skill]) -> Beliefs:
+    return tuple((s.mu, s.sigma) for s in team)
+
+
+def _counted(beliefs: Beliefs, team: Sequence[Skill]) -> list[Skill]:
+    return [Skill(mu, sigma, s.games + 1) for (mu, sigma), s in zip(beliefs, team, strict=True)]
+
+
+@lru_cache(maxsize=4096)
+def _rated_beliefs(winners: Beliefs, losers: Beliefs) -> tuple[Beliefs, Beliefs]:
+    """OpenSkill's update of a two-team match (a pure function of the beliefs: kept)."""
+    phantom = _beliefs([NEW_PLAYER, NEW_PLAYER])
+    teams = [winners or phantom, losers or phantom]
     rated = _MODEL.rate(
-        [[_MODEL.rating(mu=s.mu, sigma=s.sigma) for s in team] for team in teams], ranks=[0, 1]
+        [[_MODEL.rating(mu=mu, sigma=sigma) for mu, sigma in team] for team in teams],
+        ranks=[0, 1],
     )
-    after = [
-        [Skill(r.mu, r.sigma, s.games + 1) for r, s in zip(new, old, strict=True)]
-        for new, old in zip(rated, teams, strict=True)
-    ]
-    return (after[0] if winners else []), (after[1] if losers else [])
+    won, lost = (tuple((r.mu, r.sigma) for r in team) for team in rated)
+    return (won if winners else ()), (lost if losers else ())

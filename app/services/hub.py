@@ -17,7 +17,7 @@ from app.store.migrate import upgrade
 
 from . import wire
 from .accounts.profiles import ProfileService
-from .accounts.results import game_ends
+from .accounts.results import game_ends, ratings_ahead
 from .auth import AuthService, TokenRevoked, hash_token
 from .chat.limits import ChatLimiter
 from .chat.service import ChatService
@@ -80,6 +80,7 @@ class Services:
         self.ledger.clock_scale = settings.turn_clock_scale
         # Careers: written in the transaction of a game's last change.
         self.ledger.on_finish = game_ends(self.ledger.moves)
+        self.ledger.prepare_finish = ratings_ahead(self.db)
         self.profiles = ProfileService(self.db, cursor_key(settings))
         self.social = SocialService(self.db, self.broker)
         self.tables = TableService(self.ledger, self.social, settings.allow_seeded_tables)
@@ -152,6 +153,7 @@ class Services:
         await self.limits.close()
         await self.chat.limiter.close()
         await self.broker.close()
+        await self.ledger.close()
         await self.db.dispose()
 
     async def sign_out(self, token: str) -> bool:

@@ -8,6 +8,7 @@ the events published. Two concurrent moves on one table can never both apply.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -80,6 +81,12 @@ class Ledger:
         self.clock_scale = 1.0  # a turn lasts turn_seconds x this (tests shorten it)
         # Describes the careers update to write with the change that finishes a game.
         self.on_finish: Callable[[TableSnapshot, Change], Awaitable[GameEnd | None]] | None = None
+        # Prepares a rated game's end ahead of its final move (reads its players'
+        # ratings): run in the background when a rated table's game is loaded or changed
+        # here with a human not seen at it before (`_prepare`).
+        self.prepare_finish: Callable[[TableSnapshot], Awaitable[None]] | None = None
+        self._prepared: dict[str, frozenset[str]] = {}  # table id: the humans prepared for
+        self._preparing: set[asyncio.Task[None]] = set()
 
     def react(self, reactor: Reactor) -> None:
         """Call `reactor` after every change this process commits."""
@@ -99,6 +106,7 @@ class Ledger:
             return None
         snapshot = snapshot_from_rows(*loaded)
         self._remember(snapshot)
+        self._prepare(snapshot)
         return snapshot
 
     async def open_tables(self) -> list[TableSnapshot]:
@@ -194,6 +202,7 @@ class Ledger:
                 self.forget(table_id)
                 raise Conflict(stale_cache=not verified)
         self._remember(after)
+        self._prepare(after)
         return change, after
 
     async def _store(
@@ -235,6 +244,44 @@ class Ledger:
             for effect in change.effects:
                 await effect(session)
         return True
+
+    def _prepare(self, table: TableSnapshot) -> None:
+        """Start preparing the end of a rated table's game if it has a human playing it
+        whom no preparation here covers yet (its start, a human taking a seat, the table
+        loaded in this process)."""
+        if self.prepare_finish is None or not table.rated:
+            return
+        if table.status is not TableStatus.PLAYING:
+            self._prepared.pop(table.id, None)
+            return
+        humans = frozenset(o.player_id for o in table.occupants if o is not None and not o.is_bot)
+        done = self._prepared.get(table.id, frozenset())
+        if humans <= done:
+            return
+        self._prepared[table.id] = done | humans
+        task = asyncio.create_task(self._run_preparation(self.prepare_finish, table))
+        self._preparing.add(task)
+        task.add_done_callback(self._preparing.discard)
+
+    async def _run_preparation(
+        self, prepare: Callable[[TableSnapshot], Awaitable[None]], table: TableSnapshot
+    ) -> None:
+        try:
+            await prepare(table)
+        except Exception:  # only a speed-up: the game's end reads what it needs itself
+            log.warning("could not prepare the end of table %s", table.id, exc_info=True)
+            self._prepared.pop(table.id, None)  # the next change here tries again
+
+    async def settle(self) -> None:
+        """Wait for the preparations under way (tests and benchmarks measure after)."""
+        while self._preparing:
+            await asyncio.gather(*self._preparing, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop the preparations under way (before the database is closed)."""
+        for task in self._preparing:
+            task.cancel()
+        await self.settle()
 
     async def _load_for_write(self, table_id: str) -> tuple[TableSnapshot, bool]:
         """The table to decide on, and whether it was read from the database just now.
@@ -283,6 +330,7 @@ class Ledger:
             self._cache[snapshot.id] = snapshot
         else:
             self._cache.pop(snapshot.id, None)
+            self._prepared.pop(snapshot.id, None)
 
     def observe(self, table: TableSnapshot) -> None:
         """Learn a newer state of a table from a broker message (another process changed

@@ -9,12 +9,13 @@ Parameters are named (`:name`, see `postgres_writer.Statement`); every list is o
 array parameter (unnest), so a statement's text is the same for every game and asyncpg
 prepares it once per connection.
 
-A rated game takes two trips, because its new ratings are computed in Python from the
-current ones: `READ_RATINGS` reads them (creating the rows of first-time players at
-the default), then the statement writes everything, gated on those ratings being still
-the ones read: `RATED_GATE` locks their rows (in id order) and compares each one's `seq`
-(the number of the game that last changed it) with the one read. If any moved on, the
-statement writes nothing and says so (`fresh` false), and the writer reads again.
+A rated game's new ratings are computed in Python from the current ones: `READ_RATINGS`
+reads them (creating the rows of first-time players at the default), ahead of the
+game's end when it can (`PostgresMoveWriter.prefetch_ratings`), and the statement
+writes everything, gated on those ratings being still the ones read: `RATED_GATE` locks
+their rows (in id order) and compares each one's `seq` (the number of the game that last
+changed it) with the one read. If any moved on, the statement writes nothing and says
+so (`fresh` false), and the writer reads again and writes again.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.rules.career import CareerLine
 from app.rules.rating import Skill
 
 from .career import (
@@ -164,28 +166,34 @@ def claim_values(
     end: GameEnd, before: Mapping[str, Skill], after: Mapping[str, Skill]
 ) -> dict[str, Any]:
     """The parameters of `CLAIM_CTES`: the game and its lines."""
-    rows = [
-        (
-            line.player_id,
-            line.seat.name,
-            line.won,
-            line.abandoned,
-            line.score_for,
-            line.score_against,
-            line.partner_id,
-            ",".join(line.opponent_ids),
-            before[line.player_id].value if line.player_id in after else None,
-            after[line.player_id].value if line.player_id in after else None,
-            *(stats_values(line)[name] for name in STAT_FIELDS),
-        )
-        for line in end.lines
-    ]
+    rows = [_line_row(line, before, after) for line in end.lines]
     return {
         "counter": GAMES_COUNTER,
         "finished_at": end.finished_at,
         "rated": end.rated,
         **_arrays("l", LINE_COLUMNS, rows),
     }
+
+
+def _line_row(
+    line: CareerLine, before: Mapping[str, Skill], after: Mapping[str, Skill]
+) -> tuple[Any, ...]:
+    """One line's values in `LINE_COLUMNS` order."""
+    rated = line.player_id in after
+    stats = stats_values(line)
+    return (
+        line.player_id,
+        line.seat.name,
+        line.won,
+        line.abandoned,
+        line.score_for,
+        line.score_against,
+        line.partner_id,
+        ",".join(line.opponent_ids),
+        before[line.player_id].value if rated else None,
+        after[line.player_id].value if rated else None,
+        *(stats[name] for name in STAT_FIELDS),
+    )
 
 
 def skill_values(

@@ -3,7 +3,11 @@
 The compare-and-swap of the table row and the insert of its move-log rows are one
 statement (a data-modifying CTE), so they apply together or not at all without
 BEGIN/COMMIT trips. The change that ends a game adds its career update to that
-statement (`career_pg`); a rated game reads its players' ratings first (two trips).
+statement (`career_pg`). A rated game's end needs its players' current ratings: the
+writer keeps the ratings it last read or wrote (`KnownRatings`, warmed ahead of the
+end by `prefetch_ratings`), so the end is one statement too, gated on them being still
+current; only when they are not known or no longer current is it two trips (read, then
+write) or more.
 
 No connection is checked for liveness first: one that fails in any way but a refused
 statement is terminated, and the pool opens a new one. Errors become SQLAlchemy's, as
@@ -13,6 +17,7 @@ the rest of the server expects (an outage answers UNAVAILABLE).
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +25,8 @@ from typing import Any
 import asyncpg
 from sqlalchemy import exc
 from sqlalchemy.engine import make_url
+
+from app.rules.rating import Skill
 
 from . import career_pg
 from .career import GameEnd
@@ -90,7 +97,8 @@ RATED_END = Statement.named(
     f"SELECT {_APPLIED}, (SELECT seq FROM claim) AS seq, (SELECT ok FROM fresh) AS fresh"
 )
 READ_RATINGS = Statement.named(career_pg.READ_RATINGS)
-RATED_ATTEMPTS = 10  # reads of the ratings of a game whose players' other games keep ending
+RATED_ATTEMPTS = 10  # writes of a game whose players' other games keep ending
+KNOWN_RATINGS = 20_000  # players whose last read or written rating a writer keeps
 VERSION_SQL = f"SELECT version FROM {_TABLES} WHERE id = $1"
 POOL_SIZE = 8
 STATEMENT_TIMEOUT = 10.0  # seconds: a silent network must not hold a move forever
@@ -114,6 +122,7 @@ class PostgresMoveWriter:
         url = make_url(database_url).set(drivername="postgresql")
         self.dsn = url.render_as_string(hide_password=False)
         self._pool: asyncpg.Pool | None = None
+        self.known = KnownRatings(KNOWN_RATINGS)
 
     async def _connection_pool(self) -> asyncpg.Pool:
         if self._pool is None:
@@ -152,7 +161,7 @@ class PostgresMoveWriter:
         moves: Sequence[dict[str, Any]],
         finish: GameEnd | None = None,
     ) -> bool:
-        """See `MoveWriter.commit`: one statement (two trips for a rated game's end)."""
+        """See `MoveWriter.commit`: one statement (a rated game's end: see `_rated_end`)."""
         row = {"updated_at": now(), **values}
         change = {f"t_{name}": row[name] for name in TABLE_COLUMNS}
         change.update({f"m_{name}": [move[name] for move in moves] for name in MOVE_COLUMNS})
@@ -169,17 +178,30 @@ class PostgresMoveWriter:
         rows = await self._fetch(statement.sql, *statement.args(values))
         return bool(rows[0]["applied"] == 1)
 
+    async def prefetch_ratings(self, player_ids: Sequence[str]) -> dict[str, Skill]:
+        """See `MoveWriter.prefetch_ratings`: read and kept for the game's end."""
+        return {p: skill for p, (skill, _seq) in (await self._read_ratings(player_ids)).items()}
+
+    async def _read_ratings(self, player_ids: Sequence[str]) -> dict[str, tuple[Skill, int]]:
+        """The players' current ratings and their `seq` (a player whose first rating
+        another game end is creating right now is missing), kept."""
+        values = READ_RATINGS.args(career_pg.read_values(player_ids))
+        read = career_pg.ratings_read(await self._fetch(READ_RATINGS.sql, *values))
+        self.known.learn(read)
+        return read
+
     async def _rated_end(self, change: dict[str, Any], finish: GameEnd) -> bool:
-        """Read the ratings, compute the new ones, write the change with them if those
-        read are still current; read again if not."""
+        """Write the change with the new ratings computed from the current ones: those
+        known (read ahead or written here last) if all are, else read now; read again
+        whenever the write finds them no longer current."""
         players = finish.rated_players
+        read = self.known.all_of(players)
         for _attempt in range(RATED_ATTEMPTS):
-            rows = await self._fetch(
-                READ_RATINGS.sql, *READ_RATINGS.args(career_pg.read_values(players))
-            )
-            read = career_pg.ratings_read(rows)
-            if len(read) != len(players):
-                continue  # a first rating was being created by another game end: read again
+            if read is None:
+                read = await self._read_ratings(players)
+                if len(read) != len(players):
+                    read = None  # a first rating was being created by another game end
+                    continue
             before = {player_id: skill for player_id, (skill, _seq) in read.items()}
             after = finish.ratings_after(before)
             values = {
@@ -189,7 +211,10 @@ class PostgresMoveWriter:
             }
             written = (await self._fetch(RATED_END.sql, *RATED_END.args(values)))[0]
             if written["fresh"]:
+                if written["seq"] is not None:  # claimed: these are the ratings now
+                    self.known.learn({p: (s, written["seq"]) for p, s in after.items()})
                 return bool(written["applied"] == 1)
+            read = None
         raise driver_error(RuntimeError("ratings kept changing"), "rated game end", False)
 
     async def version(self, table_id: str) -> int | None:
@@ -202,3 +227,29 @@ class PostgresMoveWriter:
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
+
+
+class KnownRatings:
+    """The ratings a writer last read or wrote, with the `seq` they were at, for the
+    players it saw last (at most `size`). A game end starts from them: its write checks
+    each one's `seq` against the stored row, so a rating changed meanwhile elsewhere only
+    costs a read and a second write, never a wrong rating. A `seq` only grows (each is a
+    committed game's number), so an older one never replaces a newer one."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._ratings: OrderedDict[str, tuple[Skill, int]] = OrderedDict()
+
+    def learn(self, ratings: Mapping[str, tuple[Skill, int]]) -> None:
+        """Keep these ratings, unless a newer one is known."""
+        for player_id, (skill, seq) in ratings.items():
+            known = self._ratings.pop(player_id, None)
+            newer = known is not None and known[1] > seq
+            self._ratings[player_id] = known if newer and known is not None else (skill, seq)
+        while len(self._ratings) > self.size:
+            self._ratings.popitem(last=False)
+
+    def all_of(self, player_ids: Sequence[str]) -> dict[str, tuple[Skill, int]] | None:
+        """The known ratings of all these players; None unless every one is known."""
+        found = {p: self._ratings[p] for p in player_ids if p in self._ratings}
+        return found if len(found) == len(player_ids) else None

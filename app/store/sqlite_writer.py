@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 from sqlalchemy import bindparam, exc, insert, select, update
 from sqlalchemy.dialects import sqlite
 
+from app.rules.rating import Skill
+
 from . import career_sqlite
 from .career import GameEnd
 from .models import MoveRow, TableRow, now
@@ -108,6 +110,11 @@ class SqliteMoveWriter:
         """See `MoveWriter.commit`."""
         params = {"updated_at": now(), **values, "id_": table_id, "expected_": expected_version}
         return await self._run(lambda connection: _commit(connection, params, moves, finish))
+
+    async def prefetch_ratings(self, player_ids: Sequence[str]) -> dict[str, Skill]:
+        """See `MoveWriter.prefetch_ratings`: nothing to gain here, the game's end reads
+        the ratings in its own transaction on this process's writer thread (no trip)."""
+        return {}
 
     async def version(self, table_id: str) -> int | None:
         """See `MoveWriter.version`."""

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from sqlalchemy import exc
 
+from app.rules.rating import Skill
+
 from .career import GameEnd
 
 # The table columns a game change sets (the ledger's row values plus the write time).
@@ -53,6 +55,12 @@ class MoveWriter(Protocol):
         """Set the table row's `values` if it is still at `expected_version` and append
         the move-log rows, with `finish` (the change ends a game) its career update,
         atomically; False (nothing written) if the table moved on."""
+        ...
+
+    async def prefetch_ratings(self, player_ids: Sequence[str]) -> dict[str, Skill]:
+        """Read these players' current ratings ahead of a rated game's end (off its
+        final move's path) and keep them for it, when the end would otherwise read them
+        in a trip of its own; the ratings read (none when there is nothing to gain)."""
         ...
 
     async def version(self, table_id: str) -> int | None:

@@ -10,7 +10,9 @@ import asyncio
 import dataclasses
 import random
 import time
-from collections.abc import Mapping, Sequence
+from asyncio import selector_events
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from app.rules.bots import basic_move
 from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.rating import Skill
-from app.services.accounts.results import game_ends
+from app.services.accounts.results import game_ends, ratings_ahead
 from app.services.change import Change
 from app.services.games import apply_move
 from app.services.ledger import Ledger
@@ -65,10 +67,35 @@ async def table_at_last_move(
 
 
 def careers_ledger(db: Database) -> Ledger:
-    """A ledger that writes careers at each game end, as the server's does."""
+    """A ledger that writes careers at each game end and reads a rated game's ratings
+    ahead of it, as the server's does."""
     ledger = Ledger(db, MemoryBroker())
     ledger.on_finish = game_ends(ledger.moves)
+    ledger.prepare_finish = ratings_ahead(db)
     return ledger
+
+
+# asyncio's TCP transport (private, not in the stubs): every socket write goes through it.
+_TRANSPORT: Any = vars(selector_events)["_SelectorSocketTransport"]
+
+
+@contextmanager
+def round_trips() -> Iterator[list[int]]:
+    """Counts the requests this process sends over TCP meanwhile (the one-item list):
+    asyncpg writes each request at once, then waits for its answer, and with the memory
+    broker PostgreSQL is the only peer (as `scripts/bench_profiles.py` counts them)."""
+    count = [0]
+    original = _TRANSPORT.write
+
+    def write(transport: Any, data: Any) -> None:
+        count[0] += 1
+        original(transport, data)
+
+    _TRANSPORT.write = write
+    try:
+        yield count
+    finally:
+        _TRANSPORT.write = original
 
 
 async def finish(ledger: Ledger, table_id: str, move: Move) -> TableSnapshot:

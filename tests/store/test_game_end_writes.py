@@ -35,11 +35,12 @@ from app.store.career import FinishedGame, GameEnd, stats_values, summary_values
 from app.store.db import Database
 
 from .databases import migrated_with_players
-from .game_ends import careers_ledger, finish, stored, table_at_last_move
+from .game_ends import careers_ledger, finish, round_trips, stored, table_at_last_move
 
-PLAYERS = [f"p{i}" for i in range(8)]
+PLAYERS = [f"p{i}" for i in range(12)]
 FIRST = PLAYERS[:4]
 SECOND = ["p3", "p4", "p5", "p6"]  # p3 plays both
+WARM_UP = PLAYERS[8:]  # nobody else's game: it readies a connection's statements
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -127,24 +128,31 @@ async def test_a_rated_game_end_rates_its_players_once_in_the_final_move(
     db = either_path
     move = await table_at_last_move(db, "t1", FIRST, seed=3, rated=True)
     other_db = Database(url)  # another process, its cache one move behind
+    other = careers_ledger(other_db)
     try:
-        other = careers_ledger(other_db)
         assert await other.get("t1") is not None
         after = await finish(careers_ledger(db), "t1", move)
         with pytest.raises(RuleError):  # its move is decided again: the game is over
             await finish(other, "t1", move)
     finally:
+        await other.close()
         await other_db.dispose()
     rows = await stored(db)
-    (result,) = rows["results"]
+    assert sorted(by_player(rows["ratings"])) == sorted(by_player(rows["history"])) == FIRST
+    assert_rated_once(rows, after)
+
+
+def assert_rated_once(rows: dict[str, list[dict[str, Any]]], after: TableSnapshot) -> None:
+    """The table's game, the first of its four players, is in their careers once: its
+    result, their new ratings, history, summaries and statistics, field by field."""
+    (result,) = [r for r in rows["results"] if r["table_id"] == after.id]
     assert result["rated"] is True
     seq = result["seq"]
     lines = lines_of(after)
     expected = expected_ratings(lines)
     ratings, history = by_player(rows["ratings"]), by_player(rows["history"])
     summaries, stats = by_player(rows["summaries"]), by_player(rows["stats"])
-    assert sorted(ratings) == sorted(history) == sorted(FIRST)
-    game = FinishedGame("t1", seq, result["finished_at"], rated=True)
+    game = FinishedGame(after.id, seq, result["finished_at"], rated=True)
     for line in lines:
         player, new = line.player_id, expected[line.player_id]
         assert ratings[player] == {
@@ -163,7 +171,7 @@ async def test_a_rated_game_end_rates_its_players_once_in_the_final_move(
         assert history[player] == {
             "player_id": player,
             "seq": seq,
-            "table_id": "t1",
+            "table_id": after.id,
             "mu_before": Skill().mu,
             "sigma_before": Skill().sigma,
             "value_before": 1500,
@@ -183,6 +191,7 @@ async def test_a_game_end_whose_table_moved_on_writes_no_careers(db: Database) -
     move = await table_at_last_move(db, "t1", FIRST, seed=3, rated=True)
     ledger = careers_ledger(db)
     table = await ledger.get("t1")
+    await ledger.settle()  # the ratings read ahead (PostgreSQL)
     assert table is not None and ledger.on_finish is not None
     change = apply_move(table, move)
     after = change.steps[-1].table
@@ -195,8 +204,8 @@ async def test_a_game_end_whose_table_moved_on_writes_no_careers(db: Database) -
     careers = await stored(db)
     assert careers["results"] == careers["stats"] == careers["summaries"] == []
     assert careers["history"] == []
-    # PostgreSQL reads the ratings before the swap, creating new players' rows at the
-    # default; they read as no rating at all.
+    # PostgreSQL read the ratings ahead, creating new players' rows at the default;
+    # they read as no rating at all.
     assert all(r["games"] == 0 and r["value"] == 1500 for r in careers["ratings"])
 
 
@@ -292,6 +301,65 @@ async def test_ratings_that_changed_since_they_were_read_are_read_again(
     assert [h["table_id"] for h in history] == ["t2", "t1"]
     assert_chained(history)
     assert len(rows["results"]) == 2 and len(rows["history"]) == 8
+
+
+async def warmed_up(db: Database) -> Ledger:
+    """A careers ledger whose move writer ended a rated game already: its connection
+    has the statements of a rated game's end ready (asyncpg prepares a statement in a
+    trip of its own the first time a connection runs it)."""
+    ledger = careers_ledger(db)
+    move = await table_at_last_move(db, "t0", WARM_UP, seed=5, rated=True)
+    assert await ledger.get("t0") is not None
+    await ledger.settle()
+    await finish(ledger, "t0", move)
+    return ledger
+
+
+@on_postgres_only
+async def test_a_rated_game_end_with_its_ratings_read_ahead_is_one_trip(
+    postgres_only: str, db: Database
+) -> None:
+    move = await table_at_last_move(db, "t1", FIRST, seed=3, rated=True)
+    ledger = await warmed_up(db)
+    assert await ledger.get("t1") is not None  # the table loaded: its ratings read ahead
+    await ledger.settle()
+    with round_trips() as trips:
+        after = await finish(ledger, "t1", move)
+    assert trips == [1]  # the final move's one statement: no read of the ratings
+    assert_rated_once(await stored(db), after)
+
+
+@on_postgres_only
+async def test_ratings_read_ahead_that_changed_since_are_read_again(
+    postgres_only: str, db: Database
+) -> None:
+    url = postgres_only
+    move = await table_at_last_move(db, "t1", FIRST, seed=3, rated=True)
+    other_move = await table_at_last_move(db, "t2", SECOND, seed=4, rated=True)
+    ledger = await warmed_up(db)
+    assert await ledger.get("t1") is not None
+    await ledger.settle()
+    # p3's other game ends in another process: the rating read ahead is stale.
+    await asyncio.to_thread(_finish_elsewhere, url, "t2", other_move)
+    describe = ledger.on_finish
+    assert describe is not None
+    ratings_computed: list[int] = []
+
+    async def counted(table: TableSnapshot, change: Change) -> GameEnd | None:
+        end = await describe(table, change)
+        assert end is not None
+        return rating_with(end, ratings_computed.append)
+
+    ledger.on_finish = counted
+    with round_trips() as trips:
+        await finish(ledger, "t1", move)
+    # The write refused (p3's rating moved on), the ratings read, the write again.
+    assert trips == [3] and ratings_computed == [1, 2]
+    rows = await stored(db)
+    history = shared_player_history(rows)
+    assert [h["table_id"] for h in history] == ["t2", "t1"]
+    assert_chained(history)
+    assert len(rows["results"]) == 3 and len(rows["history"]) == 12
 
 
 def start_finisher(url: str, hang: Path | None = None) -> subprocess.Popen[bytes]:

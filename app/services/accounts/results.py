@@ -10,7 +10,9 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from app.rules.career import CareerLine, career_lines, seats_changed
 from app.rules.rating import Skill, rate_match
+from app.rules.seats import SEATS
 from app.store.career import GameEnd
+from app.store.db import Database
 
 from ..change import Change
 from ..codec import LogEntry
@@ -20,6 +22,7 @@ from .replay import lines_from_moves, moves_of_log
 # A table's move log: (seq, changes, entry) rows in order (`Ledger.moves`).
 MoveLog = Callable[[str], Awaitable[list[tuple[int, int, LogEntry]]]]
 FinishHook = Callable[[TableSnapshot, Change], Awaitable[GameEnd | None]]
+PrepareHook = Callable[[TableSnapshot], Awaitable[None]]
 
 
 def game_ends(move_log: MoveLog) -> FinishHook:
@@ -61,3 +64,32 @@ def rate_lines(lines: tuple[CareerLine, ...], skills: Mapping[str, Skill]) -> di
     losers = [line.player_id for line in rated if not line.won]
     won, lost = rate_match([skills[p] for p in winners], [skills[p] for p in losers])
     return dict(zip(winners + losers, won + lost, strict=True))
+
+
+def ratings_ahead(db: Database) -> PrepareHook:
+    """The hook (`Ledger.prepare_finish`) that readies a rated game's end while the game
+    is played: the move writer reads the players' ratings and keeps them for the final
+    move's write (which checks they are still current), and both possible results are
+    rated now (`rate_match` keeps them), so the final move does neither."""
+
+    async def prepare(table: TableSnapshot) -> None:
+        writer = db.move_writer
+        if writer is None:
+            return
+        humans = [o.player_id for o in table.occupants if o is not None and not o.is_bot]
+        skills = await writer.prefetch_ratings(sorted(humans))
+        rate_both_results(table, skills)
+
+    return prepare
+
+
+def rate_both_results(table: TableSnapshot, skills: Mapping[str, Skill]) -> None:
+    """Rate the table's seated humans for either team winning, in the order `rate_lines`
+    will rate them if nobody leaves (seat order), when all their ratings are known."""
+    seated = [(seat, o.player_id) for seat, o in zip(SEATS, table.occupants, strict=True) if o]
+    if not all(player in skills for _seat, player in seated):
+        return
+    for team in {seat.team for seat in SEATS}:
+        winners = [skills[player] for seat, player in seated if seat.team is team]
+        losers = [skills[player] for seat, player in seated if seat.team is not team]
+        rate_match(winners, losers)
