@@ -79,9 +79,12 @@ class HotPath:
         content_type, _ = parse_content_type(request.headers.get("content-type", ""))
         if content_type != "application/json":
             return None
+        # Reading is not guarded: a body over the limit (BodyLimit) or a client gone must
+        # end the request as it would on the normal path, which could not read it again.
+        raw = await request.body()
         try:
-            body = self.view.decode_json(await request.body())
-        except Exception:  # the normal path reads the same (cached) body and refuses it
+            body = self.view.decode_json(raw)
+        except ValueError:  # the normal path reads the same (cached) body and refuses it
             return None
         if not isinstance(body, dict):
             return None
