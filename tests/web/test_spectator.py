@@ -147,12 +147,6 @@ def test_a_spectator_page_holds_no_unplayed_card(browser: Any, web_server: LiveS
 FOCUSED_CARD = "() => document.activeElement?.dataset?.card ?? null"
 
 
-def focused_card(player: pages.Player) -> str | None:
-    """The data-card of the element with keyboard focus, if it is a card."""
-    card = player.page.evaluate(FOCUSED_CARD)
-    return None if card is None else str(card)
-
-
 def press(player: pages.Player, key: str, expect: str) -> None:
     """Press a key in the hand; focus must land on `expect`."""
     player.page.keyboard.press(key)
@@ -164,8 +158,9 @@ def chat_texts(player: pages.Player) -> list[str]:
     return [str(t) for t in player.page.locator(".chat-log li").all_inner_texts()]
 
 
-def live_chat(seen: Recorder, text: str, timeout: float = 10.0) -> None:
-    """Wait until a chatMessages frame with this text reached the recorded page."""
+def live_chat(player: pages.Player, seen: Recorder, text: str, timeout: float = 10.0) -> None:
+    """Wait until a chatMessages frame with this text reached the player's recorded page
+    (waiting through Playwright, whose loop delivers the frames)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for payload in list(seen.payloads):
@@ -173,7 +168,7 @@ def live_chat(seen: Recorder, text: str, timeout: float = 10.0) -> None:
                 message = ((payload.get("payload") or {}).get("data") or {}).get("chatMessages")
                 if message and message.get("text") == text:
                     return
-        time.sleep(0.05)
+        player.page.wait_for_timeout(50)
     raise AssertionError(f"no live chat message {text!r} reached the page")
 
 
@@ -248,7 +243,7 @@ def test_arrow_keys_walk_the_playable_cards_and_spectators_chat_among_themselves
     host.page.get_by_role("textbox", name="Message").fill("the table speaks")
     host.page.get_by_role("button", name="Send").click()
     reader.page.locator(".chat-log[data-chat=PLAYERS] li", has_text="the table speaks").wait_for()
-    live_chat(host_seen, "the table speaks")
+    live_chat(host, host_seen, "the table speaks")
     assert not [p for p in host_seen.payloads if "whisper from the rail" in str(p)]
     assert (
         host.page.locator(".chat-log[data-chat=PLAYERS]").inner_text().count("the table speaks")
