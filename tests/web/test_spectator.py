@@ -4,6 +4,7 @@ it received (HTTP responses and WebSocket frames)."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from tests.support.server import LiveServer
@@ -140,4 +141,114 @@ def test_a_spectator_page_holds_no_unplayed_card(browser: Any, web_server: LiveS
         assert card not in html
         assert f"{rank.lower()} of {suit.lower()}" not in labels, card
     for player in (host, watcher):
+        player.page.context.close()
+
+
+FOCUSED_CARD = "() => document.activeElement?.dataset?.card ?? null"
+
+
+def press(player: pages.Player, key: str, expect: str) -> None:
+    """Press a key in the hand; focus must land on `expect`."""
+    player.page.keyboard.press(key)
+    player.page.wait_for_function(f"want => ({FOCUSED_CARD})() === want", arg=expect)
+
+
+def chat_texts(player: pages.Player) -> list[str]:
+    """The messages the chat shows now (its selected channel)."""
+    return [str(t) for t in player.page.locator(".chat-log li").all_inner_texts()]
+
+
+def live_chat(player: pages.Player, seen: Recorder, text: str, timeout: float = 10.0) -> None:
+    """Wait until a chatMessages frame with this text reached the player's recorded page
+    (waiting through Playwright, whose loop delivers the frames)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for payload in list(seen.payloads):
+            if isinstance(payload, dict) and payload.get("type") == "next":
+                message = ((payload.get("payload") or {}).get("data") or {}).get("chatMessages")
+                if message and message.get("text") == text:
+                    return
+        player.page.wait_for_timeout(50)
+    raise AssertionError(f"no live chat message {text!r} reached the page")
+
+
+def test_arrow_keys_walk_the_playable_cards_and_spectators_chat_among_themselves(
+    browser: Any, web_server: LiveServer
+) -> None:
+    recorders: list[Recorder] = []
+    host = pages.sign_up(
+        browser, web_server, "keys", lambda page: recorders.append(Recorder(page)),
+        viewport={"width": 1100, "height": 900},
+    )  # fmt: skip
+    host_seen = recorders[-1]
+    pages.create_table(host, "Keys and whispers", seed=7)
+    for seat in ("EAST", "SOUTH", "WEST"):
+        pages.add_bot(host, seat)
+    host.game().wait_for()
+
+    # Arrow keys move focus between the playable cards only (disabled ones are skipped,
+    # the ends hold), Home and End jump, Enter plays the focused card.
+    while True:
+        phase = pages.wait_turn(host)
+        assert phase != "GAME_OVER"
+        if phase == "PLAYING" and len(pages.playable_cards(host)) >= 3:
+            break
+        pages.act(host, 3)
+    playable = pages.playable_cards(host)
+    hand = pages.hand_cards(host)
+    # Seed 7: the host follows clubs, with unplayable cards on either side to skip.
+    assert hand.index(playable[0]) > 0 and hand.index(playable[-1]) < len(hand) - 1
+    host.page.wait_for_function(f"want => ({FOCUSED_CARD})() === want", arg=playable[0])
+    press(host, "ArrowLeft", playable[0])
+    press(host, "ArrowRight", playable[1])
+    press(host, "ArrowRight", playable[2])
+    press(host, "ArrowLeft", playable[1])
+    press(host, "End", playable[-1])
+    press(host, "ArrowRight", playable[-1])
+    press(host, "Home", playable[0])
+    press(host, "ArrowRight", playable[1])
+    version = host.version()
+    host.page.keyboard.press("Enter")
+    host.wait_version_at_least(version + 1)
+    host.page.wait_for_function(
+        "n => document.querySelectorAll('.hand button.card-button').length === n",
+        arg=len(hand) - 1,
+    )
+    assert playable[1] not in pages.hand_cards(host)
+    assert set(pages.hand_cards(host)) == set(hand) - {playable[1]}
+
+    # The Spectators channel: one spectator writes, another reads; no seated player does.
+    watchers = [pages.sign_up(browser, web_server, "rail") for _ in range(2)]
+    for watcher in watchers:
+        watcher.page.get_by_role("button", name="Watch Keys and whispers").click()
+        watcher.page.locator(".table-page[data-mode=spectator] .chat").wait_for()
+    writer, reader = watchers
+    channels = writer.page.get_by_role("group", name="Chat channel")
+    assert channels.get_by_role("button").all_inner_texts() == ["Table", "Spectators"]
+    assert channels.get_by_role("button", name="Spectators").get_attribute("aria-pressed") == "true"
+    writer.page.get_by_role("textbox", name="Message").fill("whisper from the rail")
+    writer.page.get_by_role("button", name="Send").click()
+    reader.page.locator(
+        ".chat-log[data-chat=SPECTATORS] li", has_text="whisper from the rail"
+    ).wait_for()
+    reader.page.get_by_role("group", name="Chat channel").get_by_role(
+        "button", name="Table"
+    ).click()
+    reader.page.locator(".chat-log[data-chat=PLAYERS]").wait_for()
+    assert "whisper from the rail" not in " ".join(chat_texts(reader))
+
+    # The seated player has the Table channel only. A Table message sent after the whisper
+    # reaches the host's page through its subscription (in order) with the whisper absent.
+    assert host.page.locator(".chat [aria-label='Chat channel']").count() == 0
+    host.page.get_by_role("textbox", name="Message").fill("the table speaks")
+    host.page.get_by_role("button", name="Send").click()
+    reader.page.locator(".chat-log[data-chat=PLAYERS] li", has_text="the table speaks").wait_for()
+    live_chat(host, host_seen, "the table speaks")
+    assert not [p for p in host_seen.payloads if "whisper from the rail" in str(p)]
+    assert (
+        host.page.locator(".chat-log[data-chat=PLAYERS]").inner_text().count("the table speaks")
+        == 1
+    )
+    assert "whisper from the rail" not in host.page.locator(".chat").inner_text()
+    for player in (host, *watchers):
         player.page.context.close()
