@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from app.rules.errors import ErrorCode, RuleError
@@ -136,22 +137,33 @@ class MemoryLimiter(Limiter):
         self._next_sweep = now + self._IDLE_SECONDS
 
 
-# Atomic in Redis: drop hits older than the span, then admit (a sorted set of
-# hit times, scored by Redis's own clock so every process agrees) or answer the
-# oldest hit's time.
-_ADMIT = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local span = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - span)
+# A sliding window in Redis, shared by the rate limits and the chat rule: drop hits older
+# than the window, then count the new one (a sorted set of members scored by Redis's own
+# clock, so processes with skewed clocks share one window) or answer how long until the
+# oldest leaves. KEYS[1]: the window; ARGV: seconds, count, the new member (unique).
+# Returns {1, '0'} when counted, else {0, wait}.
+SLIDING_WINDOW = """
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) + tonumber(now_parts[2]) / 1000000
+local window = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return tostring(tonumber(oldest[2]) + span - now)
+  return {0, tostring(tonumber(oldest[2]) + window - now)}
 end
 redis.call('ZADD', KEYS[1], now, ARGV[3])
-redis.call('EXPIRE', KEYS[1], span + 1)
-return false
+redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000) + 1000)
+return {1, '0'}
 """
+
+
+async def admit_in_redis(
+    script: AsyncScript, key: str, seconds: float, count: int, member: str
+) -> float | None:
+    """Count `member` in the window at `key` (SLIDING_WINDOW, registered as `script`) unless
+    it is full: None when counted, else the seconds to wait. Raises RedisError."""
+    counted, wait = await script(keys=[key], args=[str(seconds), str(count), member])
+    return None if int(counted) == 1 else float(wait)
 
 
 class RedisLimiter(Limiter):
@@ -160,7 +172,7 @@ class RedisLimiter(Limiter):
     def __init__(self, url: str, enabled: bool = True) -> None:
         super().__init__(enabled)
         self._redis = Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
-        self._script = self._redis.register_script(_ADMIT)
+        self._script = self._redis.register_script(SLIDING_WINDOW)
         # Members must be unique per hit: two hits in one microsecond are two hits.
         self._ids = itertools.count()
         self._prefix = secrets.token_hex(4)
@@ -168,13 +180,12 @@ class RedisLimiter(Limiter):
     async def _admit(self, key: str, limit: Limit) -> float | None:
         member = f"{self._prefix}:{next(self._ids)}"
         try:
-            wait = await self._script(
-                keys=["spades:rl:" + key], args=[limit.seconds, limit.count, member]
+            return await admit_in_redis(
+                self._script, "spades:rl:" + key, limit.seconds, limit.count, member
             )
         except RedisError:
             log.warning("rate limiter cannot reach Redis; letting the request through")
             return None
-        return None if wait is None else float(wait)
 
     async def close(self) -> None:
         """Disconnect."""

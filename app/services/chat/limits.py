@@ -20,27 +20,12 @@ from redis.exceptions import RedisError
 
 from app.rules.errors import ErrorCode, RuleError
 
+from ..limits import SLIDING_WINDOW, admit_in_redis
+
 log = logging.getLogger(__name__)
 
 CHAT_MESSAGES = 5
 CHAT_WINDOW_SECONDS = 10.0
-
-# KEYS[1]: the player's window (a sorted set of message ids scored by send time).
-# ARGV: window (s), limit, the new message's id. Returns {1} when counted, else {0, wait}.
-# Redis's own clock decides, so processes with skewed clocks share one window.
-_RESERVE = """
-local now_parts = redis.call('TIME')
-local now = tonumber(now_parts[1]) + tonumber(now_parts[2]) / 1000000
-local window = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {0, tostring(tonumber(oldest[2]) + window - now)}
-end
-redis.call('ZADD', KEYS[1], now, ARGV[3])
-redis.call('PEXPIRE', KEYS[1], math.ceil(window * 1000) + 1000)
-return {1, '0'}
-"""
 
 
 class ChatRateLimited(RuleError):
@@ -74,7 +59,7 @@ class ChatLimiter:
             else None
         )
         # Sent by its digest (EVALSHA), and loaded again if Redis forgot it.
-        self._script = self._redis.register_script(_RESERVE) if self._redis else None
+        self._script = self._redis.register_script(SLIDING_WINDOW) if self._redis else None
 
     async def reserve(self, player_id: str) -> str:
         """Count one message of `player_id` and return its ticket (for `release`); raise
@@ -82,14 +67,14 @@ class ChatLimiter:
         ticket = uuid.uuid4().hex
         if self._script is not None:
             try:
-                counted, wait = await self._script(
-                    keys=[_key(player_id)], args=[str(self.window), str(self.limit), ticket]
+                wait = await admit_in_redis(
+                    self._script, _key(player_id), self.window, self.limit, ticket
                 )
             except RedisError:
                 log.warning("chat limiter cannot reach Redis; counting in this process")
             else:
-                if int(counted) != 1:
-                    raise ChatRateLimited(float(wait))
+                if wait is not None:
+                    raise ChatRateLimited(wait)
                 return ticket
         self._reserve_locally(player_id, ticket)
         return ticket
