@@ -41,9 +41,21 @@ class Subscription(Generic[T]):
         self._queue: asyncio.Queue[T] = asyncio.Queue(QUEUE_SIZE)
         self._on_close = on_close
         self._closed = False
+        self._listener: Callable[[T], None] | None = None
+
+    def listen(self, listener: Callable[[T], None]) -> None:
+        """Hand every message (and RESYNC) to `listener` as it arrives instead of queueing
+        it: for a subscriber that fans out synchronously (app/services/feeds.py), one per
+        channel rather than one queue per socket. `listener` must not block or raise."""
+        self._listener = listener
+        while not self._queue.empty():  # published between subscribe() and now
+            listener(self._queue.get_nowait())
 
     def deliver(self, message: T) -> None:
         """Queue a message without waiting; on overflow mark the subscriber lagged."""
+        if self._listener is not None:
+            self._listener(message)
+            return
         if self.lagged:
             return
         try:
@@ -53,6 +65,9 @@ class Subscription(Generic[T]):
 
     def resync(self) -> None:
         """Tell the subscriber it may have missed messages (e.g. the broker reconnected)."""
+        if self._listener is not None:
+            self._listener(RESYNC)
+            return
         self.lagged = True
         with contextlib.suppress(asyncio.QueueFull):
             self._queue.put_nowait(RESYNC)
