@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from graphql import DocumentNode, GraphQLResolveInfo
 from graphql.execution.executor import Executor
@@ -127,7 +127,7 @@ def live_sink(
         document,
         None,
         info.context,
-        dict(info.variable_values),
+        dict(cast(dict[str, Any], info.variable_values)),  # the coerced values
         info.operation.name.value if info.operation.name else None,
     )
     if isinstance(executor, list):  # cannot happen for a validated operation
