@@ -43,6 +43,7 @@ from app.rules.errors import ErrorCode
 from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .persisted import Documents
 from .refusals import Refusal
+from .writer import raw_protocol
 
 SUBPROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL)
 
@@ -71,6 +72,21 @@ async def refuse_handshake(socket: WebSocket, offered: list[str]) -> None:
         await socket.send_denial_response(Response(body, status_code=400))
     else:
         await socket.close(code=1002, reason=body[:120])
+
+
+def release_handshake(adapter: Any) -> None:
+    """Once a connection is acknowledged (its token read from the upgrade request or the
+    connection_init), drop what only the handshake needed and the ASGI server and
+    starlette would otherwise keep for the connection's life: the request's headers
+    (scope, starlette's parsed copy) and uvicorn's handshake request and response."""
+    socket = getattr(adapter, "ws", None)
+    if socket is None:
+        return
+    socket.scope["headers"] = []
+    vars(socket).pop("_headers", None)
+    protocol = raw_protocol(getattr(socket, "_send", None))
+    if protocol is not None and protocol.handshake_complete:
+        protocol.request = protocol.response = None
 
 
 def _documents(handler: Any) -> Documents:
@@ -245,6 +261,7 @@ class CheckedTransportWSHandler(
             return
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
+        release_handshake(self.websocket)
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         if self.connection_acknowledged and message["id"] not in self.operations:
@@ -354,6 +371,7 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
             return
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
+        release_handshake(self.websocket)
         if self.keep_alive:
             self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())
 
