@@ -64,10 +64,10 @@ def viewer(player_id: str) -> Viewer:
     return Viewer(Player(player_id, player_id))
 
 
-def sink(who: Viewer, writer: Recorder, operation_id: str = "1") -> LiveSink:
+def sink(who: Viewer, writer: Recorder, operation_id: str = "1", kind: str = "next") -> LiveSink:
     executor = Executor.build(SCHEMA._schema, DOCUMENT, None, None, {"t": "t1"})
     assert isinstance(executor, Executor)
-    live = LiveOperation(writer, operation_id, "next")  # type: ignore[arg-type]
+    live = LiveOperation(writer, operation_id, kind)  # type: ignore[arg-type]
     return LiveSink(executor, live, who.id, partial(_update_of, who))
 
 
@@ -165,6 +165,18 @@ async def test_a_different_operation_id_gets_its_own_frame(table: Table) -> None
         (a,), (b,) = first.frames, second.frames
         assert a is not b
         assert json.loads(text_of(b))["id"] == "7"
+        assert json.loads(text_of(a))["payload"] == json.loads(text_of(b))["payload"]
+
+
+async def test_the_legacy_protocol_gets_data_messages_of_the_same_payload(table: Table) -> None:
+    async with table.feeds.table("t1", game_channel("t1")) as feed:
+        current, legacy = Recorder(), Recorder()
+        for writer, kind in ((current, "next"), (legacy, "data")):
+            who = viewer(f"s{kind}")
+            await table.follow(feed, Follower(who, sink(who, writer, "1", kind), last=1))
+        await table.publish(change(playing(2)))
+        (a,), (b,) = current.frames, legacy.frames
+        assert json.loads(text_of(b))["type"] == "data"
         assert json.loads(text_of(a))["payload"] == json.loads(text_of(b))["payload"]
 
 
