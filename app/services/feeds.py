@@ -24,7 +24,11 @@ A follower gets a change in the live phase only when nothing else is owed first:
 
 A follower that was not following when changes arrived (it was yielding through the
 normal path) catches up from the feed's few most recent changes when it follows again,
-or, past them, from the move log.
+or, past them, from the move log. A RESYNC leaves no change to catch up from, so the feed
+counts them (`resyncs`): a follower that was away when one came is handed it back as soon
+as it follows again, whatever else was owed first (after a Redis reconnect, the table
+channel's RESYNC and the player channel's come together, and the latter may take the
+follower away before the former is fanned out).
 """
 
 from __future__ import annotations
@@ -85,12 +89,15 @@ def access_key(table: TableSnapshot) -> tuple[Any, ...]:
 class Follower:
     """One subscription in its live phase."""
 
-    __slots__ = ("checked", "handback", "last", "sink", "social_changed", "viewer")
+    __slots__ = ("checked", "handback", "last", "resyncs", "sink", "social_changed", "viewer")
 
-    def __init__(self, viewer: Viewer, sink: Sink, last: int) -> None:
+    def __init__(self, viewer: Viewer, sink: Sink, last: int, resyncs: int = 0) -> None:
         self.viewer = viewer
         self.sink = sink
         self.last = last
+        # The feed's RESYNC count this follower is caught up with (`TableFeed.resyncs`
+        # when the state it started from was read, or when it was last handed a RESYNC).
+        self.resyncs = resyncs
         self.checked: tuple[Any, ...] | None = None  # the access key last checked against
         self.social_changed = False
         self.handback: asyncio.Future[Any] | None = None
@@ -104,6 +111,7 @@ class TableFeed:
         self.followers: dict[Follower, None] = {}
         self.recent: deque[GameMessage] = deque(maxlen=RECENT)
         self.holders = 0
+        self.resyncs = 0  # RESYNCs received: what a follower away at the time still owes
         self.subscription: Subscription[Any] | None = None
         self.on_fanout: Callable[[float], None] | None = None
         self._check = check
@@ -126,6 +134,7 @@ class TableFeed:
             message = inbox.popleft()
             if message is RESYNC:
                 self.recent.clear()
+                self.resyncs += 1
                 for follower in list(self.followers):
                     self._hand_back(follower, RESYNC)
             elif isinstance(message, GameMessage):
@@ -174,6 +183,8 @@ class TableFeed:
 
     def _hand_back(self, follower: Follower, message: Any) -> None:
         self.followers.pop(follower, None)
+        if message is RESYNC:
+            follower.resyncs = self.resyncs
         handback = follower.handback
         if handback is not None and not handback.done():
             handback.set_result(message)
@@ -182,7 +193,9 @@ class TableFeed:
         """Follow the table until a change is handed back: that change, RESYNC, or None
         when the follower's social graph changed."""
         handback = follower.handback = asyncio.get_running_loop().create_future()
-        if follower.social_changed:
+        if follower.resyncs != self.resyncs:  # one came while it was away: catch up first
+            self._hand_back(follower, RESYNC)
+        elif follower.social_changed:
             handback.set_result(None)
         else:
             self.followers[follower] = None

@@ -193,6 +193,8 @@ class Streams:
             self.feeds.table(table_id, game_channel(table_id)) as feed,
             self.feeds.player(follower, feed),
         ):
+            # The state read below covers every RESYNC the feed has had so far.
+            follower.resyncs = feed.resyncs
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
             await ready(table)
             missed = await self._missed(table, since) if since is not None else None

@@ -203,6 +203,32 @@ async def test_resync_hands_every_follower_back(table: Table) -> None:
         assert [table.handed_back.get(f) for f in followers] == [RESYNC, RESYNC]
 
 
+async def test_a_resync_that_came_while_the_follower_was_away_is_handed_back_on_return(
+    table: Table,
+) -> None:
+    # After a Redis reconnect, RedisBroker resyncs the player channel and the table
+    # channel in one go: the player watch takes the follower away (to recheck its social
+    # graph) before the feed fans its RESYNC out. Coming back, it must still catch up.
+    async with table.feeds.table("t1", game_channel("t1")) as feed:
+        follower = Follower(viewer("s1"), sink(viewer("s1"), Recorder()), 1, feed.resyncs)
+        async with table.feeds.player(follower, feed):
+            away = asyncio.create_task(feed.follow(follower))
+            await settle()
+            watch = table.feeds.players["s1"].subscription
+            assert watch is not None and feed.subscription is not None
+            watch.resync()
+            feed.subscription.resync()
+            assert await away is None  # the social recheck, first
+            follower.social_changed = False
+            back = asyncio.create_task(feed.follow(follower))
+            await settle()
+            assert back.done() and back.result() is RESYNC
+            again = asyncio.create_task(feed.follow(follower))  # owed once, not forever
+            await settle()
+            assert not again.done()
+            again.cancel()
+
+
 async def test_a_spectator_who_lost_the_right_to_watch_is_handed_back(table: Table) -> None:
     async with table.feeds.table("t1", game_channel("t1")) as feed:
         spectator, player = Recorder(), Recorder()
