@@ -33,6 +33,7 @@ from app.store.migrate import upgrade
 from .context import Context, bearer_token
 from .errors import OUTAGES
 from .guards import Guards, register_socket
+from .metrics import FANOUT
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import build_schema
 from .sharing import encode_message
@@ -259,6 +260,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         connection_init_wait_timeout=timedelta(seconds=settings.ws_init_timeout_seconds),
     )
     services.revocation_handlers.append(guards.close_token)
+    # The live phase's deliveries (app/services/feeds.py) bypass core.py's observation.
+    services.streams.feeds.on_fanout = FANOUT.observe
 
     async def recheck_sockets() -> None:
         await guards.close_invalid(services.auth.valid_digests)

@@ -147,9 +147,13 @@ class TableFeed:
             key = self._key  # the same object: followers checked against it compare by identity
         self._key = key
         self.recent.append(message)
+        written = False
         for follower in list(self.followers):
-            self._offer(follower, message, key)
-        if self.on_fanout is not None and message.committed_at:
+            if follower.last < message.version and self._offer(follower, message, key):
+                written = True
+        # Once per pass, at its end (the latency of its last write), not per follower:
+        # the followers handed back are observed on their GraphQL path instead.
+        if written and self.on_fanout is not None and message.committed_at:
             self.on_fanout(max(0.0, time.time() - message.committed_at))
 
     def _offer(self, follower: Follower, message: GameMessage, key: tuple[Any, ...]) -> bool:
@@ -245,6 +249,8 @@ class Feeds:
         self.observe = observe
         self.tables: dict[str, TableFeed] = {}
         self.players: dict[str, PlayerWatch] = {}
+        # Called with the seconds from a change's commit to the end of a feed's pass that
+        # wrote it to some follower (the fan-out latency metric); set before feeds exist.
         self.on_fanout: Callable[[float], None] | None = None
 
     @contextlib.asynccontextmanager

@@ -280,6 +280,21 @@ async def test_a_follower_back_from_its_stream_catches_up_from_the_recent_change
         assert versions == [2, 3] and follower.last == 3 and not table.handed_back
 
 
+async def test_a_pass_that_writes_is_observed_once_and_one_that_hands_back_is_not(
+    table: Table,
+) -> None:
+    observed: list[float] = []
+    table.feeds.on_fanout = observed.append
+    async with table.feeds.table("t1", game_channel("t1")) as feed:
+        for n in (1, 2):
+            who = viewer(f"s{n}")
+            await table.follow(feed, Follower(who, sink(who, Recorder()), last=1))
+        await table.publish(change(playing(2)))  # written to both: one observation
+        assert len(observed) == 1 and observed[0] >= 0
+        await table.publish(change(playing(4)))  # a gap: both handed back, their streams
+        assert len(observed) == 1  # observe it when they yield it
+
+
 def test_frames_are_the_bytes_a_websocket_library_would_send() -> None:
     for size in (5, 125, 126, 200, 65535, 65536, 70000):
         payload = b"x" * size
