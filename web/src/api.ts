@@ -3,6 +3,7 @@
 // after a drop, `onReconnect` listeners resubscribe with `since` (see live.ts).
 import {
   Client,
+  createRequest,
   fetchExchange,
   subscriptionExchange,
   type AnyVariables,
@@ -121,10 +122,48 @@ function toResult<T>(data: T | undefined, error: CombinedError | undefined): Res
   return { data };
 }
 
-/** Run a query (always from the network: the live screens are driven by subscriptions). */
+let queriesAsked = 0;
+
+/** Run a query, always from the network: the live screens are driven by subscriptions and
+ * reload when told of a change. Each call is its own operation: urql answers a query
+ * identical to one already in flight with that flight's answer, which may predate the
+ * change that prompted the reload. */
 export async function query<T, V extends AnyVariables>(doc: TypedDocumentNode<T, V>, variables: V): Promise<Result<T>> {
-  const result = await client.query(doc, variables).toPromise();
+  queriesAsked += 1;
+  const request = { ...createRequest(doc, variables), key: -queriesAsked };
+  const operation = client.createRequestOperation("query", request, { requestPolicy: "network-only" });
+  const result = await client.executeRequestOperation(operation).toPromise();
   return toResult(result.data, result.error);
+}
+
+/**
+ * One reload at a time, none lost: a call while a load runs is answered by one more load
+ * after it (answers of overlapping requests may arrive out of order), so the last answer
+ * applied was always asked for after the last call.
+ */
+export function coalesced<T>(load: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | null = null;
+  let queued: Promise<T> | null = null;
+  const start = (): Promise<T> => {
+    const flight = load();
+    running = flight;
+    const done = (): void => {
+      if (running === flight) running = null;
+    };
+    flight.then(done, done);
+    return flight;
+  };
+  return () => {
+    if (running === null) return start();
+    if (queued === null) {
+      const next = (): Promise<T> => {
+        queued = null;
+        return start();
+      };
+      queued = running.then(next, next);
+    }
+    return queued;
+  };
 }
 
 /** Run a mutation. */

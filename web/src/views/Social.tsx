@@ -1,5 +1,5 @@
-import { useEffect, useState } from "preact/hooks";
-import { mutate, query } from "../api";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { coalesced, mutate, query } from "../api";
 import {
   BlockPlayerDocument,
   RemoveFriendDocument,
@@ -30,11 +30,11 @@ export function Social({ me }: { me: PlayerFieldsFragment }) {
   const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
 
-  const reload = async (): Promise<void> => {
+  const reload = useMemo(() => coalesced(async (): Promise<void> => {
     const result = await query(SocialDocument, {});
     if (result.data) setData(result.data);
     else setError(result.error);
-  };
+  }), []);
   useEffect(() => void reload(), [tick]);
 
   const act = async (run: () => Promise<{ error?: string | undefined }>, success: string): Promise<void> => {

@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from "preact/hooks";
-import { live, mutate, query } from "../api";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { coalesced, live, mutate, query } from "../api";
 import { seatName } from "../cards";
 import {
   LeaveTableDocument,
@@ -31,7 +31,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
 
-  const reload = async (): Promise<TableFieldsFragment | null> => {
+  const load = async (): Promise<TableFieldsFragment | null> => {
     const result = await query(TableDocument, { id: tableId, code });
     if (result.data === undefined) {
       setLoadError(result.error);
@@ -41,9 +41,13 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
       setLoadError("That table does not exist, or you cannot see it.");
       return null;
     }
-    setTable(result.data.table);
-    return result.data.table;
+    const fresh = result.data.table;
+    // Reloads overlap (a mutation's, each table change's) and their answers may arrive
+    // out of order: an older answer must never replace a newer one on screen.
+    setTable((old) => (old !== null && fresh.game.version < old.game.version ? old : fresh));
+    return fresh;
   };
+  const reload = useMemo(() => coalesced(load), [tableId, code]);
 
   const mySeatOnTable = table?.seats.find((s) => s.playerId === me.id)?.seat ?? null;
   // A bot holds this seat for me (timeouts, a lost connection): I may take it back.
@@ -82,8 +86,9 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
     const result = await run();
     if (result.error) setError(result.error);
     else {
-      if (success) setNote(success);
+      // The note describes the screen it appears on: reload first.
       await reload();
+      if (success) setNote(success);
     }
   };
 
