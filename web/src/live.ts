@@ -11,6 +11,7 @@ import {
   type GameEvent,
   type GameFieldsFragment,
   type LobbyFilter,
+  type LobbyUpdatesSubscription,
   type TableSummaryFragment,
 } from "./graphql/generated";
 import { signal } from "./signal";
@@ -121,6 +122,8 @@ export function useGameStream(tableId: string | null): GameStream {
   };
 }
 
+type LobbyUpdate = LobbyUpdatesSubscription["lobbyUpdates"];
+
 /** The lobby: a first list, then lobbyUpdates; refetched after a reconnect (no `since`). */
 export function useLobby(filter: LobbyFilter): { tables: TableSummaryFragment[]; error: string | null; ready: boolean } {
   const [tables, setTables] = useState<TableSummaryFragment[]>([]);
@@ -135,11 +138,27 @@ export function useLobby(filter: LobbyFilter): { tables: TableSummaryFragment[];
       table.status !== "CLOSED" &&
       (!filter.openSeatsOnly || (table.status === "WAITING" && table.openSeats > 0)) &&
       (!filter.nameContains || (table.name ?? "").toLowerCase().includes(filter.nameContains.toLowerCase()));
+    const merge = (old: TableSummaryFragment[], update: LobbyUpdate): TableSummaryFragment[] => {
+      const rest = old.filter((t) => t.id !== update.tableId);
+      if (update.event === "TABLE_REMOVED" || !update.table || !matches(update.table)) return rest;
+      const index = old.findIndex((t) => t.id === update.tableId);
+      if (index < 0) return [update.table, ...rest];
+      const copy = [...old];
+      copy[index] = update.table;
+      return copy;
+    };
+    // Updates that arrive while the list loads are applied again on top of it: each one
+    // carries its table whole, so replaying them in order ends at every table's newest
+    // state whether the list was read before or after them.
+    const loading = new Set<LobbyUpdate[]>();
     const load = async (): Promise<void> => {
+      const missed: LobbyUpdate[] = [];
+      loading.add(missed);
       const result = await query(LobbyDocument, { filter });
+      loading.delete(missed);
       if (!alive) return;
       if (result.data) {
-        setTables(result.data.lobby);
+        setTables(missed.reduce(merge, result.data.lobby));
         setError(null);
       } else setError(result.error);
       setReady(true);
@@ -150,15 +169,8 @@ export function useLobby(filter: LobbyFilter): { tables: TableSummaryFragment[];
       LobbyUpdatesDocument,
       {},
       ({ lobbyUpdates: update }) => {
-        setTables((old) => {
-          const rest = old.filter((t) => t.id !== update.tableId);
-          if (update.event === "TABLE_REMOVED" || !update.table || !matches(update.table)) return rest;
-          const index = old.findIndex((t) => t.id === update.tableId);
-          if (index < 0) return [update.table, ...rest];
-          const copy = [...old];
-          copy[index] = update.table;
-          return copy;
-        });
+        for (const missed of loading) missed.push(update);
+        setTables((old) => merge(old, update));
       },
       (words) => setError(words),
     );
