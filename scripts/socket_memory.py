@@ -12,6 +12,7 @@ Usage (from the repository root):
 
     .venv/bin/python scripts/socket_memory.py --tables 250        # 1,000 sockets
     .venv/bin/python scripts/socket_memory.py --tables 50 --top 30 --group line
+    .venv/bin/python scripts/socket_memory.py --tables 25 --start-timeout 600  # loaded
 """
 
 from __future__ import annotations
@@ -135,6 +136,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=50, help="4 sockets each")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--group", choices=("file", "line"), default="file")
+    parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=180.0,
+        help="seconds to wait for the traced server's /healthz (a loaded machine needs more)",
+    )
     args = parser.parse_args(argv)
     stub_sniffio()
     print(calibration_line(calibration_us()))
@@ -142,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         server = ProbedServer(Path(scratch) / "snapshot.bin", Build.here())
         try:
             server.launch()  # tracemalloc makes the start slow: wait longer
-            server.wait_healthy(time.monotonic() + 180)
+            server.wait_healthy(time.monotonic() + args.start_timeout)
             asyncio.run(measure(args, server))
         finally:
             server.stop()

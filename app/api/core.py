@@ -33,6 +33,7 @@ from .context import (
 )
 from .enums import GameEvent, LobbyEvent
 from .errors import translate_errors
+from .lean import live_sink
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .sharing import shared_payload
 from .tables import Table, message_view, viewer_game
@@ -75,6 +76,10 @@ def _game_update(message: model.GameMessage, viewer: Viewer) -> GameUpdate:
     return GameUpdate(
         event=message.event, seat=seat_type(message.seat), view=message_view(message, viewer)
     )
+
+
+def _update_of(viewer: Viewer, message: model.GameMessage) -> GameUpdate:
+    return _game_update(message, viewer)
 
 
 @strawberry.type
@@ -327,7 +332,9 @@ class CoreSubscription:
     ) -> AsyncGenerator[GameUpdate, None]:
         viewer = await require_viewer(info)
         after = since if isinstance(since, int) else None
-        stream = services_of(info).streams.game_updates(viewer, str(table_id), after)
+        # Over a WebSocket, live changes are written by the table's feed (app/api/lean.py).
+        sink = live_sink(info._raw_info, viewer.id, partial(_update_of, viewer))
+        stream = services_of(info).streams.game_updates(viewer, str(table_id), after, sink)
         with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
             async for message in stream:
                 if message.committed_at:  # a live change, seen by every subscriber

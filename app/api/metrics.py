@@ -10,7 +10,8 @@ SUBSCRIPTIONS = Gauge("spades_active_subscriptions", "Live subscriptions", ["kin
 MOVES = Counter("spades_moves_total", "Game moves applied by players", ["kind"])
 FANOUT = Histogram(
     "spades_fanout_latency_seconds",
-    "From a change's commit to its delivery to a subscriber",
+    "From a change's commit to its delivery to a subscriber (live phase: to the end of"
+    " the table feed's pass that wrote it, once per pass)",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
 

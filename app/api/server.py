@@ -20,7 +20,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.types.unset import UNSET, UnsetType
@@ -34,6 +34,7 @@ from .context import Context, bearer_token
 from .errors import OUTAGES
 from .guards import Guards, register_socket
 from .hotpath import HotPath
+from .metrics import FANOUT
 from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import SpadesSchema, build_schema
 from .sharing import encode_message
@@ -216,6 +217,26 @@ def _without_query(value: object) -> object:
 REDACT_SECRETS = RedactSecrets()
 
 
+class SpadesApp(Starlette):
+    """Starlette, with the `/graphql` WebSocket routed past the HTTP middlewares and the
+    router: they only pass a WebSocket through, but starlette's exception middleware
+    wraps its `send` for the connection's life, and the live updates are written
+    straight to uvicorn's protocol (app/api/transport/writer.py)."""
+
+    graphql_socket: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "websocket"
+            and scope["path"] == "/graphql"
+            and self.graphql_socket is not None
+        ):
+            scope["app"] = self
+            await self.graphql_socket(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
     """The whole server as an ASGI app."""
     settings = settings or load_settings()
@@ -241,6 +262,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         connection_init_wait_timeout=timedelta(seconds=settings.ws_init_timeout_seconds),
     )
     services.revocation_handlers.append(guards.close_token)
+    # The live phase's deliveries (app/services/feeds.py) bypass core.py's observation.
+    services.streams.feeds.on_fanout = FANOUT.observe
 
     async def recheck_sockets() -> None:
         await guards.close_invalid(services.auth.valid_digests)
@@ -281,7 +304,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             await asyncio.gather(sweeper, return_exceptions=True)
             await services.stop()
 
-    app = Starlette(
+    app = SpadesApp(
         routes=[
             Route("/healthz", healthz),
             Route("/metrics", metrics),
@@ -306,6 +329,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     app.state.services = services
     app.state.guards = guards
+    app.graphql_socket = graphql
     return app
 
 

@@ -1,68 +1,52 @@
 """Slow consumers: a WebSocket client that stops reading must neither delay the others
 nor make the server hold its updates without bound.
 
-Each subscriber's updates wait in its own bounded broker queue (app/broker/base.py: an
-overflow turns into a catch-up from the move log), and its sends into the socket's own
-bounded write buffer; a send that cannot complete within the send timeout means the
+Every message of a connection goes through its SocketWriter (app/api/transport/writer.py):
+a bounded outbox, and a send that cannot complete within the send timeout means the
 client stopped reading. The connection is then closed with 4410, which tells the client
-to reconnect and resubscribe with `since` (API.md), and nothing more is sent to it."""
+to reconnect and resubscribe with `since` (API.md), and nothing more is sent to it. A
+table's live updates (app/services/feeds.py) are written to the same writer, after
+whatever the connection sent before."""
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from .transport.close_codes import CLOSE_TOO_SLOW
-
-log = logging.getLogger("app.slow")
+from .transport.writer import TOO_SLOW_REASON, SocketWriter, raw_protocol
 
 TOO_SLOW = CLOSE_TOO_SLOW
-TOO_SLOW_REASON = "too slow: reconnect and resubscribe with since"
-
-
-class SendGuard:
-    """The sends of one connection, each bounded in time; the first one too slow closes
-    the connection with 4410."""
-
-    __slots__ = ("closing", "timeout")
-
-    def __init__(self, timeout_s: float) -> None:
-        self.timeout = timeout_s
-        self.closing = False
-
-    async def send(
-        self, send: Coroutine[Any, Any, None], close: Callable[[int, str], Awaitable[None]]
-    ) -> None:
-        """Await `send`, at most the timeout; if it takes longer, close with 4410 (once:
-        after that nothing is sent)."""
-        if self.closing:
-            send.close()  # never started
-            return
-        try:
-            async with asyncio.timeout(self.timeout):
-                await send
-        except TimeoutError:
-            if self.closing:
-                return
-            self.closing = True
-            log.info("closing a WebSocket whose client stopped reading (4410)")
-            await close(TOO_SLOW, TOO_SLOW_REASON)
+__all__ = ["TOO_SLOW", "TOO_SLOW_REASON", "GuardedSends"]
 
 
 class GuardedSends:
     """Mixin for strawberry's WebSocket protocol handlers (either protocol): every message
-    goes through the connection's SendGuard, whose timeout is the server's setting."""
+    goes through the connection's SocketWriter, whose timeout is the server's setting."""
 
     context: Any
     websocket: Any
-    _send_guard: SendGuard | None = None
+    view: Any
+    _writer: SocketWriter | None = None
+
+    @property
+    def writer(self) -> SocketWriter:
+        """The connection's writer (made on first use)."""
+        writer = self._writer
+        if writer is None:
+            timeout = self.context.services.settings.ws_send_timeout_ms / 1000
+            socket = self.websocket.ws  # starlette's WebSocket under strawberry's adapter
+            writer = self._writer = SocketWriter(
+                socket.send_text,
+                self.websocket.close,
+                timeout,
+                protocol=raw_protocol(getattr(socket, "_send", None)),
+            )
+        return writer
 
     async def send_message(self, message: Any) -> None:
-        """Send, closing with 4410 a connection whose client stopped reading."""
-        guard = self._send_guard
-        if guard is None:
-            timeout = self.context.services.settings.ws_send_timeout_ms / 1000
-            guard = self._send_guard = SendGuard(timeout)
-        await guard.send(super().send_message(message), self.websocket.close)  # type: ignore[misc]
+        """Send after everything written before, closing with 4410 a connection whose
+        client stopped reading."""
+        encoded = self.view.encode_json(message)
+        if isinstance(encoded, bytes):
+            encoded = encoded.decode()
+        await self.writer.send(encoded)

@@ -38,12 +38,33 @@ class Subscription(Generic[T]):
     ) -> None:
         self.channels = channels
         self.lagged = False
-        self._queue: asyncio.Queue[T] = asyncio.Queue(QUEUE_SIZE)
         self._on_close = on_close
         self._closed = False
+        self._listener: Callable[[T], None] | None = None
+
+    @property
+    def _queue(self) -> asyncio.Queue[T]:
+        # Made on first use: a listening subscription (one per table or player, fanning
+        # out synchronously) never needs one.
+        queue = self.__dict__.get("queue")
+        if queue is None:
+            queue = self.__dict__["queue"] = asyncio.Queue(QUEUE_SIZE)
+        return queue
+
+    def listen(self, listener: Callable[[T], None]) -> None:
+        """Hand every message (and RESYNC) to `listener` as it arrives instead of queueing
+        it: for a subscriber that fans out synchronously (app/services/feeds.py), one per
+        channel rather than one queue per socket. `listener` must not block or raise."""
+        self._listener = listener
+        queue = self.__dict__.get("queue")
+        while queue is not None and not queue.empty():  # published before listening
+            listener(queue.get_nowait())
 
     def deliver(self, message: T) -> None:
         """Queue a message without waiting; on overflow mark the subscriber lagged."""
+        if self._listener is not None:
+            self._listener(message)
+            return
         if self.lagged:
             return
         try:
@@ -53,6 +74,9 @@ class Subscription(Generic[T]):
 
     def resync(self) -> None:
         """Tell the subscriber it may have missed messages (e.g. the broker reconnected)."""
+        if self._listener is not None:
+            self._listener(RESYNC)
+            return
         self.lagged = True
         with contextlib.suppress(asyncio.QueueFull):
             self._queue.put_nowait(RESYNC)

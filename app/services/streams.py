@@ -16,6 +16,7 @@ from app.store import tables as repo
 from .access import can_see, can_watch
 from .codec import REMATCH_ENTRIES, entry_move
 from .events import GameEvent, LobbyEvent
+from .feeds import Feeds, Follower, Sink
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
 from .live.presence import PresenceMessage, PresenceService, SeatPresence, presence_channel
 from .model import NO_AWAY, GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
@@ -64,6 +65,10 @@ class Streams:
         self.tables = tables
         self.social = social
         self.presence = presence
+        self.feeds = Feeds(broker, self._check_visible, ledger.observe)
+
+    def _check_visible(self, viewer: Viewer, table: TableSnapshot) -> None:
+        self.check_viewer(viewer, self.tables.visible(viewer, table))
 
     def check_viewer(self, viewer: Viewer, table: TableSnapshot) -> None:
         """A seated player, or a spectator where spectating is on; else FORBIDDEN."""
@@ -72,12 +77,14 @@ class Streams:
             raise RuleError(ErrorCode.FORBIDDEN, "spectating is off at this table")
 
     async def game_updates(
-        self, viewer: Viewer, table_id: str, since: int | None
+        self, viewer: Viewer, table_id: str, since: int | None, sink: Sink | None = None
     ) -> AsyncIterator[GameMessage]:
-        """`_game_updates`, counting the subscriber as connected to the table (presence)
-        from the moment the stream is set up to its end, while they are one of its
-        players (seated, or its away player): a spectator's watching is no seat's
-        connection, and one who sits down while watching is connected from then on."""
+        """`_game_updates` (with a `sink`, its live phase follows the table's feed, and the
+        updates the sink writes are not yielded: app/services/feeds.py), counting the
+        subscriber as connected to the table (presence) from the moment the stream is set
+        up to its end, while they are one of its players (seated, or its away player): a
+        spectator's watching is no seat's connection, and one who sits down while
+        watching is connected from then on."""
         counted = False
 
         async def place(table: TableSnapshot) -> None:
@@ -93,9 +100,12 @@ class Streams:
                 self.presence.leave(table_id, viewer.id)
 
         try:
-            async with contextlib.aclosing(
+            updates = (
                 self._game_updates(viewer, table_id, since, place)
-            ) as stream:
+                if sink is None
+                else self._followed_updates(viewer, table_id, since, place, sink)
+            )
+            async with contextlib.aclosing(updates) as stream:
                 async for message in stream:
                     if message.event in _SEATING_EVENTS:
                         await place(message.table)
@@ -163,6 +173,67 @@ class Streams:
                 self.check_viewer(viewer, self.tables.visible(viewer, message.table))
                 yield message
                 last = message.version
+
+    async def _followed_updates(
+        self,
+        viewer: Viewer,
+        table_id: str,
+        since: int | None,
+        ready: Callable[[TableSnapshot], Awaitable[None]],
+        sink: Sink,
+    ) -> AsyncGenerator[GameMessage, None]:
+        """`_game_updates` whose live phase follows the table's feed: only what the feed
+        hands back (gaps, social changes, seating changes, the table's end, access lost)
+        is yielded, with the same checks and catch-ups as `_game_updates`."""
+        table, viewer = await self.tables.get_visible(viewer, table_id)
+        self.check_viewer(viewer, table)
+        follower = Follower(viewer, sink, -1)
+        # Held before reading the current state: nothing published after it is lost.
+        async with (
+            self.feeds.table(table_id, game_channel(table_id)) as feed,
+            self.feeds.player(follower, feed),
+        ):
+            # The state read below covers every RESYNC the feed has had so far.
+            follower.resyncs = feed.resyncs
+            table = self.tables.visible(viewer, await self.ledger.get(table_id))
+            await ready(table)
+            missed = await self._missed(table, since) if since is not None else None
+            if missed is None:
+                yield GameMessage(SNAPSHOT, None, table)
+                follower.last = table.version
+            else:
+                follower.last = since if since is not None else table.version
+                for message in missed:
+                    yield message
+                    follower.last = message.version
+            if table.status is TableStatus.CLOSED:
+                return
+            while True:
+                message = await feed.follow(follower)
+                if message is None:  # the player's social graph changed: check again
+                    follower.social_changed = False
+                    viewer = follower.viewer = await self.social.viewer(viewer.player)
+                    follower.checked = None
+                    current = await self.ledger.get(table_id)
+                    self.check_viewer(viewer, self.tables.visible(viewer, current))
+                    continue
+                if message is RESYNC or message.version > follower.last + 1:
+                    viewer = follower.viewer = await self.social.viewer(viewer.player)
+                    follower.checked = None
+                    async for caught_up in self._catch_up(viewer, table_id, follower.last):
+                        yield caught_up
+                        follower.last = caught_up.version
+                        if caught_up.event is GameEvent.TABLE_CLOSED:
+                            return
+                    continue
+                if message.version <= follower.last:
+                    continue
+                if message.event is GameEvent.TABLE_CLOSED:
+                    yield message  # seen by every subscriber, whatever its access now
+                    return
+                self.check_viewer(viewer, self.tables.visible(viewer, message.table))
+                yield message
+                follower.last = message.version
 
     async def _catch_up(
         self, viewer: Viewer, table_id: str, last: int

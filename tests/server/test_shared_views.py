@@ -1,6 +1,6 @@
 """Identical views are executed and serialized once per change: every spectator of a
-table, and every subscription of one seat with the same document, share one execution
-and one JSON encoding of each update; different viewers (seats, spectators) and
+table, and every subscription of one seat with the same document, share one execution,
+one JSON encoding and one frame of each update; different viewers (seats, spectators) and
 different documents never share, so nobody receives another's view."""
 
 from __future__ import annotations
@@ -79,15 +79,16 @@ async def test_spectators_and_same_seat_subscriptions_share_one_execution_per_ch
             received.append((who, document, update))
         after = await counters(fresh_server)
 
-    # Executed once per distinct (viewer, document): 4 seats, NORTH's other document,
-    # the spectators; shared by NORTH's second tab and the other spectators.
+    # Executed, encoded and framed once per distinct (viewer, document): 4 seats, NORTH's
+    # other document, the spectators; the frame (same operation id on every socket of
+    # this client) written as is to NORTH's second tab and the other spectators.
     ran = len(SEATS) + 1 + 1
     shared = 1 + (SPECTATORS - 1)
     assert delta(before, after) == {
         ("spades_subscription_executions_total", "ran"): ran,
-        ("spades_subscription_executions_total", "shared"): shared,
         ("spades_subscription_encodings_total", "encoded"): ran,
-        ("spades_subscription_encodings_total", "shared"): shared,
+        ("spades_subscription_frames_total", "built"): ran,
+        ("spades_subscription_frames_total", "shared"): shared,
     }
     # Nobody received another's view: each seat its own hand, spectators none.
     hands = {}

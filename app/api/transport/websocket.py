@@ -36,12 +36,14 @@ from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.unset import UnsetType
 
 from app.api.context import Context
+from app.api.lean import LIVE_OPERATION, LiveOperation
 from app.api.slow import GuardedSends
 from app.rules.errors import ErrorCode
 
 from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .persisted import Documents
 from .refusals import Refusal
+from .writer import raw_protocol
 
 SUBPROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL)
 
@@ -70,6 +72,21 @@ async def refuse_handshake(socket: WebSocket, offered: list[str]) -> None:
         await socket.send_denial_response(Response(body, status_code=400))
     else:
         await socket.close(code=1002, reason=body[:120])
+
+
+def release_handshake(adapter: Any) -> None:
+    """Once a connection is acknowledged (its token read from the upgrade request or the
+    connection_init), drop what only the handshake needed and the ASGI server and
+    starlette would otherwise keep for the connection's life: the request's headers
+    (scope, starlette's parsed copy) and uvicorn's handshake request and response."""
+    socket = getattr(adapter, "ws", None)
+    if socket is None:
+        return
+    socket.scope["headers"] = []
+    vars(socket).pop("_headers", None)
+    protocol = raw_protocol(getattr(socket, "_send", None))
+    if protocol is not None and protocol.handshake_complete:
+        protocol.request = protocol.response = None
 
 
 def _documents(handler: Any) -> Documents:
@@ -163,8 +180,44 @@ def _ack(ack: object) -> Any:
     return {"type": "connection_ack", "payload": ack}
 
 
+class LiveOperations(GuardedSends):
+    """Mixin for both protocol handlers: each operation's task knows its LiveOperation
+    (app/api/lean.py), through which a table's feed writes its live updates; an operation
+    that completes, is stopped, or whose connection ends gets nothing more written."""
+
+    _live_operations: dict[str, LiveOperation] | None = None
+
+    def start_live(self, operation_id: str, kind: str) -> LiveOperation:
+        """Register the operation running in the current task as able to take frames."""
+        live = LiveOperation(self.writer, operation_id, kind)
+        operations = self._live_operations
+        if operations is None:
+            operations = self._live_operations = {}
+        operations[operation_id] = live
+        LIVE_OPERATION.set(live)
+        return live
+
+    def end_live(self, operation_id: str, live: LiveOperation | None = None) -> None:
+        """Nothing more is written for the operation (`live`: only if still that one)."""
+        operations = self._live_operations
+        current = operations.get(operation_id) if operations else None
+        if current is not None and (live is None or current is live):
+            current.closed = True
+            del operations[operation_id]  # type: ignore[union-attr]
+        elif live is not None:
+            live.closed = True
+
+    def end_all_live(self) -> None:
+        """The connection ended: no operation takes frames any more."""
+        for live in (self._live_operations or {}).values():
+            live.closed = True
+        self._live_operations = None
+        if self._writer is not None:
+            self._writer.close()
+
+
 class CheckedTransportWSHandler(
-    ClosesWhenLimited, GuardedSends, BaseGraphQLTransportWSHandler[Context, None]
+    ClosesWhenLimited, LiveOperations, BaseGraphQLTransportWSHandler[Context, None]
 ):
     """graphql-transport-ws that checks each message's shape first (strawberry indexes into
     messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
@@ -208,6 +261,7 @@ class CheckedTransportWSHandler(
             return
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
+        release_handshake(self.websocket)
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         if self.connection_acknowledged and message["id"] not in self.operations:
@@ -226,6 +280,24 @@ class CheckedTransportWSHandler(
             payload["query"] = cast(str, resolved.query)
         await super().handle_subscribe(message)
 
+    async def run_operation(self, operation: Any) -> None:
+        live = self.start_live(operation.id, "next")
+        try:
+            await super().run_operation(operation)
+        finally:
+            self.end_live(operation.id, live)
+
+    async def cleanup_operation(self, operation_id: str) -> None:
+        if operation_id in self.operations:
+            self.end_live(operation_id)
+        await super().cleanup_operation(operation_id)
+
+    async def shutdown(self) -> None:
+        try:
+            await super().shutdown()
+        finally:
+            self.end_all_live()
+
 
 def _legacy_problem(message: object) -> str | None:
     """What is wrong with the shape of a legacy graphql-ws message, if anything."""
@@ -235,7 +307,7 @@ def _legacy_problem(message: object) -> str | None:
     return _operation_problem(cast(dict[str, Any], message).get("payload"))
 
 
-class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Context, None]):
+class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Context, None]):
     """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
     error/complete/stop, connection_terminate) on strawberry's handler, with the same
     guards as graphql-transport-ws: message shapes checked, a refused connection_init
@@ -299,6 +371,7 @@ class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Cont
             return
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
+        release_handshake(self.websocket)
         if self.keep_alive:
             self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())
 
@@ -332,6 +405,7 @@ class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Cont
         `schema.subscribe`, which refuses any but a subscription (and our error masking
         then answered "Internal server error"), so this runs them through
         `schema.stream`, which dispatches on the operation's type."""
+        live = self.start_live(operation_id, "data")
         try:
             source = await self.schema.stream(
                 query,
@@ -354,12 +428,20 @@ class LegacyWSHandler(ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Cont
         except asyncio.CancelledError:
             await self.send_message(CompleteMessage(type="complete", id=operation_id))
         finally:
+            self.end_live(operation_id, live)
             self.subscriptions.pop(operation_id, None)
             self.tasks.pop(operation_id, None)
 
+    async def cleanup_operation(self, operation_id: str) -> None:
+        self.end_live(operation_id)
+        await super().cleanup_operation(operation_id)
+
     async def cleanup(self) -> None:
-        with contextlib.suppress(Exception):
-            await super().cleanup()
+        try:
+            with contextlib.suppress(Exception):
+                await super().cleanup()
+        finally:
+            self.end_all_live()
 
 
 def _legacy_error(operation_id: str, result: object) -> ErrorMessage:

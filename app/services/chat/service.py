@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -168,9 +168,16 @@ class ChatService:
         self._require_reader(viewer, table)
         channels = (chat_channel(table_id), player_channel(viewer.id))
         with await self.broker.subscribe(*channels) as subscription:
+            # Read once subscribed: a message stored by now was either published before
+            # the stream could hear it (not new to it) or is heard live. A catch-up after
+            # a RESYNC looks only past this mark, by the store's order, not by the clock:
+            # what was sent before the stream began never reaches it that way, late and
+            # after newer messages, and the senders' clocks need not agree.
+            floor = await self._last_seq(table_id)
             table = self._require_reader(viewer, await self.ledger.get(table_id))
-            seen: deque[str] = deque(maxlen=2 * KEPT_PER_CHANNEL)
-            last_at = now_ts()
+            # What the stream has passed on (or skipped), per channel: as many as the
+            # store keeps of each, so a catch-up never hands a message out twice.
+            seen = {c: deque[str](maxlen=KEPT_PER_CHANNEL) for c in ChatChannel}
             while True:
                 item = await subscription.get()
                 if isinstance(item, Notice):
@@ -180,26 +187,36 @@ class ChatService:
                     continue
                 if item is RESYNC:
                     # Messages may have been lost (broker reconnect, overflow): the stored
-                    # ones sent since the last delivered one are sent now.
+                    # ones since the stream began that it has not passed on are sent now,
+                    # in the order they were stored.
                     subscription.drain()
                     pending = [
                         m
-                        for m in await self._stored(table_id, tuple(ChatChannel))
-                        if m.sent_at >= last_at - 1 and m.id not in seen
+                        for m in await self._stored(table_id, tuple(ChatChannel), after=floor)
+                        if m.id not in seen[m.channel]
                     ]
-                elif isinstance(item, ChatMessage) and item.id not in seen:
+                elif isinstance(item, ChatMessage) and item.id not in seen[item.channel]:
                     pending = [item]
                 else:
                     continue
                 table = self._require_reader(viewer, await self._current(table))
                 seated = plays_at(table, viewer.id)
-                for message in sorted(pending, key=lambda m: m.sent_at):
-                    seen.append(message.id)
-                    last_at = max(last_at, message.sent_at)
+                for message in pending:
+                    seen[message.channel].append(message.id)
                     if message.sender.id in viewer.blocks:
                         continue
                     if may_read(table, seated, message.channel):
                         yield message
+
+    async def _last_seq(self, table_id: str) -> int:
+        """The store's position of the table's latest message (0: none yet)."""
+        async with self.db.read() as session:
+            latest = (
+                await session.exec(
+                    select(func.max(ChatMessageRow.seq)).where(ChatMessageRow.table_id == table_id)
+                )
+            ).one()
+        return int(latest or 0)
 
     async def _current(self, table: TableSnapshot) -> TableSnapshot | None:
         """The table now: `table` itself while its version has not moved (one small read)."""
@@ -209,8 +226,10 @@ class ChatService:
             return table
         return await self.ledger.get(table.id)
 
-    async def _stored(self, table_id: str, channels: tuple[ChatChannel, ...]) -> list[ChatMessage]:
-        """The kept messages of a table's channels, oldest first."""
+    async def _stored(
+        self, table_id: str, channels: tuple[ChatChannel, ...], after: int = 0
+    ) -> list[ChatMessage]:
+        """The kept messages of a table's channels (stored past `after`), oldest first."""
         async with self.db.read() as session:
             rows = (
                 await session.exec(
@@ -219,6 +238,7 @@ class ChatService:
                     .where(
                         ChatMessageRow.table_id == table_id,
                         col(ChatMessageRow.channel).in_([c.value for c in channels]),
+                        col(ChatMessageRow.seq) > after,
                     )
                     .order_by(col(ChatMessageRow.seq))
                 )
