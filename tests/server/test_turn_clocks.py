@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.client import Api
+from tests.support.client import Api, next_update
 from tests.support.live import (
     LIVE_GAME,
     LIVE_UPDATES,
@@ -27,6 +27,7 @@ from tests.support.live import (
 )
 from tests.support.scenarios import FastApi, assert_log_without_gaps, signed_up, ws_answers
 from tests.support.server import LiveServer
+from tests.support.social import Beacon, lobby_stream
 
 SCALE = 0.2
 BOT_LEVELS = "query($t: ID!) { game(tableId: $t) { seats { seat playerId isBot botLevel } } }"
@@ -401,21 +402,22 @@ async def test_the_last_human_leaving_closes_the_table_for_everyone_watching(
     table_id = (await host.create_table(seed=4, turnSeconds=60))["id"]
     for seat in ("EAST", "SOUTH", "WEST"):
         await host.add_bot(table_id, seat)
-    lobby_query = "subscription { lobbyUpdates { event tableId } }"
+    beacon = await Beacon.create(server)
     async with (
         game_updates(spectator, table_id) as watching,
-        spectator.subscribe(lobby_query) as lobby,
+        # Synced: the lobby subscription is registered on the server before the host leaves
+        # (a fixed pause left its TABLE_REMOVED to chance on a loaded machine).
+        lobby_stream(spectator, beacon) as lobby,
     ):
         await watching.next()
-        await asyncio.sleep(0.3)
         await host.leave(table_id)
         replaced = await watching.until(lambda u: u["event"] == "PLAYER_REPLACED")
         closed = await watching.next()
         assert closed["event"] == "TABLE_CLOSED"
         assert closed["view"]["version"] == replaced["view"]["version"] + 1
         while True:
-            item = await asyncio.wait_for(lobby.get(), 10)
-            if item["lobbyUpdates"] == {"event": "TABLE_REMOVED", "tableId": table_id}:
+            update = (await next_update(lobby.queue, 10))["lobbyUpdates"]
+            if (update["event"], update["tableId"]) == ("TABLE_REMOVED", table_id):
                 break
     status = await spectator.call("query($t: ID!) { table(id: $t) { status } }", t=table_id)
     assert status["table"]["status"] == "CLOSED"

@@ -127,6 +127,9 @@ def test_lobby_filters_leaving_before_the_start_declining_an_invitation_and_unfr
     host.page.get_by_role("link", name="Friends").click()
     host.page.get_by_label("Add a friend by username").fill(guest.username)
     host.page.get_by_role("button", name="Send request").click()
+    # Sent (stored) before the guest's page reads its requests, so the Accept button does
+    # not hang on the guest's notification subscription being live already.
+    host.page.get_by_text(f"Friend request sent to {guest.username}.").wait_for()
     guest.page.get_by_role("link", name="Friends").click()
     guest.page.get_by_role("button", name="Accept").click()
     guest.page.get_by_text(f"You and {host.username} are friends.").wait_for()

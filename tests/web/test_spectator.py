@@ -77,6 +77,20 @@ def played_by_now(payloads: list[Any]) -> set[str]:
     return played
 
 
+def recorded_up_to(
+    player: pages.Player, seen: Recorder, version: int, timeout: float = 10.0
+) -> None:
+    """Wait until the payloads recorded for `player`'s page hold a view of `version` (the
+    page may show a frame before Playwright has handed it to the recorder; waiting through
+    Playwright lets its loop deliver it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(view.get("version") == version for view in views_in(list(seen.payloads))):
+            return
+        player.page.wait_for_timeout(50)
+    raise AssertionError(f"no payload of version {version} reached the recorder")
+
+
 def test_a_spectator_page_holds_no_unplayed_card(browser: Any, web_server: LiveServer) -> None:
     recorders: list[Recorder] = []
     host = pages.sign_up(
@@ -106,7 +120,7 @@ def test_a_spectator_page_holds_no_unplayed_card(browser: Any, web_server: LiveS
     # The host's turn: the bots have moved, nothing changes until the host does.
     pages.wait_turn(host)
     watcher.wait_version_at_least(host.version())
-    host.page.wait_for_timeout(300)  # the recorder has every frame the host's page shows
+    recorded_up_to(host, host_seen, host.version())  # every card the host's page shows
     # Mid-trick, so the DOM holds a trick in progress as well.
     played = played_by_now(host_seen.payloads)
     unplayed = DECK - played
@@ -244,6 +258,9 @@ def test_arrow_keys_walk_the_playable_cards_and_spectators_chat_among_themselves
     host.page.get_by_role("button", name="Send").click()
     reader.page.locator(".chat-log[data-chat=PLAYERS] li", has_text="the table speaks").wait_for()
     live_chat(host, host_seen, "the table speaks")
+    # The frame reached the page; its rendering may still be on the way (strict: a
+    # duplicate line fails the wait).
+    host.page.locator(".chat-log[data-chat=PLAYERS] li", has_text="the table speaks").wait_for()
     assert not [p for p in host_seen.payloads if "whisper from the rail" in str(p)]
     assert (
         host.page.locator(".chat-log[data-chat=PLAYERS]").inner_text().count("the table speaks")
