@@ -41,9 +41,10 @@ export function Social({ me }: { me: PlayerFieldsFragment }) {
     setError(null);
     setDone(null);
     const result = await run();
+    // The note describes the screen it appears on: reload first.
+    await reload();
     if (result.error) setError(result.error);
     else setDone(success);
-    await reload();
   };
 
   const unblock = (player: PlayerFieldsFragment): Promise<void> =>
