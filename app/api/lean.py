@@ -27,7 +27,8 @@ from prometheus_client import Counter
 from app.rules.seats import Seat
 from app.services.model import GameMessage
 
-from .sharing import SharedData, encode_message, shared_payload
+from .plans import Plan, compile_plan
+from .sharing import SharedData, count_execution, encode_message, shared_payload
 from .transport.writer import Frame, SocketWriter
 
 FRAMES = Counter(
@@ -57,7 +58,7 @@ LIVE_OPERATION: ContextVar[LiveOperation | None] = ContextVar("live_operation", 
 class LiveSink:
     """Writes the live changes of one `gameUpdates` subscription (a feeds.Sink)."""
 
-    __slots__ = ("_build", "_executor", "_key", "_live", "_operation", "_viewer_id")
+    __slots__ = ("_build", "_executor", "_key", "_live", "_operation", "_plan", "_viewer_id")
 
     def __init__(
         self,
@@ -72,6 +73,7 @@ class LiveSink:
         self._live = live
         self._viewer_id = viewer_id
         self._build = build
+        self._plan: Plan | None = compile_plan(executor)
         shape = repr(sorted(variables.items())) if variables else ""
         self._key = (id(executor.operation), shape, live.kind, live.id)
 
@@ -99,6 +101,10 @@ class LiveSink:
 
     def _frame(self, message: GameMessage, seat: Seat | None) -> Frame | None:
         payload = shared_payload(message, seat, lambda: self._build(message))
+        planned = self._plan.run(payload) if self._plan is not None else None
+        if planned is not None:
+            count_execution()
+            return self._encoded(SharedData(planned))
         result = self._executor.build_per_event_executor(payload).execute_operation()
         if is_awaitable(result):
             close = getattr(result, "close", None)
@@ -108,6 +114,9 @@ class LiveSink:
         data = getattr(result, "data", None)
         if getattr(result, "errors", None) or not isinstance(data, SharedData):
             return None
+        return self._encoded(data)
+
+    def _encoded(self, data: SharedData) -> Frame | None:
         live = self._live
         text = encode_message({"id": live.id, "type": live.kind, "payload": {"data": data}})
         return Frame(text) if text is not None else None

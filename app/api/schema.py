@@ -18,6 +18,7 @@ from .live import LiveMutation, LiveQuery, LiveSubscription
 from .operations import OperationConfig, operations_extension
 from .profiles import ProfileQuery
 from .rematch import RematchMutation
+from .runtime import fast_enum_outputs
 from .social import SocialMutation, SocialQuery, SocialSubscription
 from .transport.codes import tag_request_error
 
@@ -70,6 +71,7 @@ def build_schema(settings: Settings | None = None) -> SpadesSchema:
         extensions=[operations_extension(config)],
     )
     built.operation_config = config
+    fast_enum_outputs(built._schema)
     return built
 
 

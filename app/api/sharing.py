@@ -76,6 +76,11 @@ def shared_payload(message: GameMessage, seat: Seat | None, build: Callable[[], 
     return payload
 
 
+def count_execution() -> None:
+    """Count an execution run outside graphql-core (a compiled plan, app/api/plans.py)."""
+    _RAN.inc()
+
+
 def _memo_key(executor: Any) -> tuple[int, str]:
     variables = executor.variable_values.coerced
     return id(executor.operation), repr(sorted(variables.items())) if variables else ""

@@ -13,6 +13,8 @@ from app.rules import cards as rcards
 from app.rules import levels as rlevels
 from app.rules import seats as rseats
 from app.rules.bidding import Bid as RBid
+from app.rules.bidding import BidKind as RBidKind
+from app.rules.game import Phase as RPhase
 from app.rules.game import Trick as RTrick
 from app.rules.scoring import TeamHandResult
 from app.rules.views import GameViewData, SeatView, TeamView, project, waiting_view
@@ -105,7 +107,7 @@ class BotLevel(Enum):
     @classmethod
     def of(cls, level: rlevels.BotLevel | None) -> BotLevel | None:
         """The GraphQL level (None stays None)."""
-        return cls(level.value) if level is not None else None
+        return _BOT_LEVELS[level] if level is not None else None
 
 
 @strawberry.type
@@ -254,6 +256,16 @@ _CARDS: dict[rcards.Card, Card] = {
 }
 
 
+# The API's enum member of each rules member. The rules' seats and teams are IntEnums:
+# indexing a tuple by them, and hashing the StrEnums, runs no Python code, where
+# `Seat[seat.name]` runs three Python calls (the enum `name` property and the lookup).
+_SEATS: tuple[Seat, ...] = tuple(Seat[s.name] for s in rseats.Seat)
+_TEAMS: tuple[Team, ...] = tuple(Team[t.name] for t in rseats.Team)
+_PHASES: dict[RPhase, GamePhase] = {p: GamePhase[p.name] for p in RPhase}
+_BID_KINDS: dict[RBidKind, BidKind] = {k: BidKind[k.name] for k in RBidKind}
+_BOT_LEVELS: dict[rlevels.BotLevel, BotLevel] = {b: BotLevel[b.name] for b in rlevels.BotLevel}
+
+
 def card_type(card: rcards.Card) -> Card:
     """The GraphQL card (shared, immutable instances)."""
     return _CARDS[card]
@@ -261,17 +273,17 @@ def card_type(card: rcards.Card) -> Card:
 
 def seat_type(seat: rseats.Seat | None) -> Seat | None:
     """The GraphQL seat."""
-    return Seat[seat.name] if seat is not None else None
+    return _SEATS[seat] if seat is not None else None
 
 
 def team_type(team: rseats.Team | None) -> Team | None:
     """The GraphQL team."""
-    return Team[team.name] if team is not None else None
+    return _TEAMS[team] if team is not None else None
 
 
 def bid_type(bid: RBid | None) -> Bid | None:
     """The GraphQL bid."""
-    return Bid(kind=BidKind[bid.kind.name], tricks=bid.tricks) if bid is not None else None
+    return Bid(kind=_BID_KINDS[bid.kind], tricks=bid.tricks) if bid is not None else None
 
 
 def iso_instant(epoch: float) -> str:
@@ -294,7 +306,7 @@ def _seat_state(
 ) -> SeatState:
     return SeatState(
         id=strawberry.ID(f"{table_id}:{view.seat.name}"),
-        seat=Seat[view.seat.name],
+        seat=_SEATS[view.seat],
         player_id=strawberry.ID(occupant.player_id) if occupant is not None else None,
         username=occupant.username if occupant is not None else None,
         is_bot=occupant.is_bot if occupant is not None else False,
@@ -309,7 +321,7 @@ def _seat_state(
 def _team_state(table_id: str, view: TeamView) -> TeamState:
     return TeamState(
         id=strawberry.ID(f"{table_id}:{view.team.name}"),
-        team=Team[view.team.name],
+        team=_TEAMS[view.team],
         score=view.score,
         bags=view.bags,
         target=view.target,
@@ -317,19 +329,19 @@ def _team_state(table_id: str, view: TeamView) -> TeamState:
 
 
 def _plays(plays: tuple[tuple[rseats.Seat, rcards.Card], ...]) -> list[Play]:
-    return [Play(seat=Seat[s.name], card=card_type(c)) for s, c in plays]
+    return [Play(seat=_SEATS[s], card=_CARDS[c]) for s, c in plays]
 
 
 def _trick(trick: RTrick | None) -> Trick | None:
     if trick is None:
         return None
-    return Trick(plays=_plays(trick.plays), winner=Seat[trick.winner.name])
+    return Trick(plays=_plays(trick.plays), winner=_SEATS[trick.winner])
 
 
 def _result(r: TeamHandResult) -> HandResult:
     return HandResult(
         hand_number=r.hand_number,
-        team=Team[r.team.name],
+        team=_TEAMS[r.team],
         target=r.target,
         tricks=r.tricks,
         points=r.points,
@@ -361,15 +373,15 @@ def game_view(
     return GameView(
         id=strawberry.ID(table.id),
         table_id=strawberry.ID(table.id),
-        phase=GamePhase[data.phase.value],
+        phase=_PHASES[data.phase],
         hand_number=data.hand_number,
         dealer=seat_type(data.dealer),
         turn=seat_type(data.turn),
         viewer_seat=seat_type(data.viewer_seat),
-        hand=[card_type(c) for c in data.hand] if data.hand is not None else None,
+        hand=[_CARDS[c] for c in data.hand] if data.hand is not None else None,
         hand_withheld=data.hand_withheld,
         blind_nil_eligible=data.blind_nil_eligible,
-        legal_plays=[card_type(c) for c in data.legal_plays],
+        legal_plays=[_CARDS[c] for c in data.legal_plays],
         seats=[
             _seat_state(table.id, v, table.occupants[v.seat], table.away[v.seat])
             for v in data.seats
@@ -387,7 +399,7 @@ def game_view(
             else None
         ),
         next_table_id=strawberry.ID(table.next_table_id) if table.next_table_id else None,
-        rematch_requests=[Seat[s.name] for s in table.rematch_requests],
+        rematch_requests=[_SEATS[s] for s in table.rematch_requests],
     )
 
 

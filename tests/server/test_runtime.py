@@ -84,3 +84,19 @@ def test_a_cycle_that_outlived_a_full_collection_is_still_reclaimed() -> None:
         [sys.executable, "-c", GC_PROBE], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "reclaimed"
+
+
+def test_every_enum_member_serializes_to_the_name_strawberry_gives_it() -> None:
+    from strawberry.schema.schema_converter import CustomGraphQLEnumType
+
+    from app.api.schema import schema
+
+    enums = [t for t in schema._schema.type_map.values() if isinstance(t, CustomGraphQLEnumType)]
+    assert len(enums) >= 8  # Suit, Rank, Seat, Team, BidKind, GamePhase, BotLevel, ...
+    for enum_type in enums:
+        for member in enum_type.wrapped_cls:
+            expected = CustomGraphQLEnumType.coerce_output_value(enum_type, member)
+            assert enum_type.serialize(member) == expected
+            assert enum_type.coerce_output_value(member) == expected
+            # A value given as the member's value or name still goes strawberry's way.
+            assert enum_type.coerce_output_value(member.value) == expected
