@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 from enum import Enum
-from typing import cast
+from typing import Any, cast
 
 import strawberry
 
@@ -17,7 +17,15 @@ from app.rules.bidding import BidKind as RBidKind
 from app.rules.game import Phase as RPhase
 from app.rules.game import Trick as RTrick
 from app.rules.scoring import TeamHandResult
-from app.rules.views import GameViewData, SeatView, TeamView, project, waiting_view
+from app.rules.views import (
+    GameViewData,
+    PublicView,
+    SeatView,
+    TeamView,
+    project,
+    public_view,
+    waiting_view,
+)
 from app.services import model
 
 
@@ -365,41 +373,81 @@ def view_data(
     return data
 
 
+# The GameView fields every viewer of one table state gets alike, of the state last
+# viewed: a change is fanned out to its viewers one after another (4 seats, spectators),
+# and all but the first take these instead of projecting and converting them again.
+# (table, hide_tricks, the rules' public view, the fields); replaced whole, never mutated.
+_last_public: list[tuple[model.TableSnapshot, bool, PublicView | None, dict[str, Any]]] = []
+
+
+def _public_fields(
+    table: model.TableSnapshot, hide_tricks: bool
+) -> tuple[PublicView | None, dict[str, Any]]:
+    """The rules' public view of `table` (None while WAITING) and the GameView fields
+    built from it, shared by all its viewers (no hand, no viewer's seat)."""
+    last = _last_public[0] if _last_public else None
+    if last is not None and last[0] is table and last[1] is hide_tricks:
+        return last[2], last[3]
+    public: PublicView | None = None
+    source: PublicView | GameViewData
+    if table.game is None:
+        players = [o.player_id if o is not None else None for o in table.occupants]
+        source = waiting_view(players, None)
+    else:
+        source = public = public_view(table.game)
+    current, last_trick = ((), None) if hide_tricks else (source.current_trick, source.last_trick)
+    fields: dict[str, Any] = {
+        "id": strawberry.ID(table.id),
+        "table_id": strawberry.ID(table.id),
+        "phase": _PHASES[source.phase],
+        "hand_number": source.hand_number,
+        "dealer": seat_type(source.dealer),
+        "turn": seat_type(source.turn),
+        "seats": [
+            _seat_state(table.id, v, table.occupants[v.seat], table.away[v.seat])
+            for v in source.seats
+        ],
+        "teams": [_team_state(table.id, t) for t in source.teams],
+        "current_trick": _plays(current),
+        "last_trick": _trick(last_trick),
+        "spades_broken": source.spades_broken,
+        "history": [_result(r) for r in source.history],
+        "winner": team_type(source.winner),
+        "version": table.version,
+        "turn_deadline": (
+            iso_instant(table.turn_deadline)
+            if table.turn_deadline is not None and table.clock_seat is not None
+            else None
+        ),
+        "next_table_id": strawberry.ID(table.next_table_id) if table.next_table_id else None,
+        "rematch_requests": [_SEATS[s] for s in table.rematch_requests],
+    }
+    _last_public[:] = [(table, hide_tricks, public, fields)]
+    return public, fields
+
+
 def game_view(
     table: model.TableSnapshot, viewer: rseats.Seat | None, watching: bool = True
 ) -> GameView:
     """The GraphQL GameView of `table` for a viewer seat (None: a spectator)."""
-    data = view_data(table, viewer, watching)
+    public, fields = _public_fields(table, viewer is None and not watching)
+    if table.game is None:
+        return GameView(
+            viewer_seat=seat_type(viewer),
+            hand=None,
+            hand_withheld=False,
+            blind_nil_eligible=False,
+            legal_plays=[],
+            **fields,
+        )
+    data = project(table.game, viewer, public)
     return GameView(
-        id=strawberry.ID(table.id),
-        table_id=strawberry.ID(table.id),
-        phase=_PHASES[data.phase],
-        hand_number=data.hand_number,
-        dealer=seat_type(data.dealer),
-        turn=seat_type(data.turn),
         viewer_seat=seat_type(data.viewer_seat),
         hand=[_CARDS[c] for c in data.hand] if data.hand is not None else None,
         hand_withheld=data.hand_withheld,
         blind_nil_eligible=data.blind_nil_eligible,
         legal_plays=[_CARDS[c] for c in data.legal_plays],
-        seats=[
-            _seat_state(table.id, v, table.occupants[v.seat], table.away[v.seat])
-            for v in data.seats
-        ],
-        teams=[_team_state(table.id, t) for t in data.teams],
-        current_trick=_plays(data.current_trick),
-        last_trick=_trick(data.last_trick),
-        spades_broken=data.spades_broken,
-        history=[_result(r) for r in data.history],
-        winner=team_type(data.winner),
-        version=table.version,
-        turn_deadline=(
-            iso_instant(table.turn_deadline)
-            if table.turn_deadline is not None and table.clock_seat is not None
-            else None
-        ),
-        next_table_id=strawberry.ID(table.next_table_id) if table.next_table_id else None,
-        rematch_requests=[_SEATS[s] for s in table.rematch_requests],
+        **fields,
     )
 
 

@@ -87,23 +87,32 @@ def waiting_view(players: list[str | None], viewer: Seat | None) -> GameViewData
     )
 
 
-def project(game: Game, viewer: Seat | None) -> GameViewData:
-    """The view of `game` for the seat `viewer`, or for a spectator when None."""
+@dataclass(frozen=True, slots=True)
+class PublicView:
+    """The part of a game's view every viewer sees alike (computed once per state and
+    shared by its viewers' projections)."""
+
+    phase: Phase
+    hand_number: int
+    dealer: Seat | None
+    turn: Seat | None
+    seats: tuple[SeatView, ...]
+    teams: tuple[TeamView, ...]
+    current_trick: tuple[tuple[Seat, Card], ...]
+    last_trick: Trick | None
+    spades_broken: bool
+    history: tuple[TeamHandResult, ...]
+    winner: Team | None
+
+
+def public_view(game: Game) -> PublicView:
+    """What every viewer of `game` may see: no hand, nothing of an exchange."""
     hand = game.hand
-    withheld = viewer is not None and hand.withheld[viewer] and game.phase is Phase.BIDDING
-    own: tuple[Card, ...] | None = None
-    if viewer is not None and not withheld:
-        own = tuple(hand.hands[viewer])
-    return GameViewData(
+    return PublicView(
         phase=game.phase,
         hand_number=hand.number,
         dealer=hand.dealer,
         turn=game.turn,
-        viewer_seat=viewer,
-        hand=own,
-        hand_withheld=withheld,
-        blind_nil_eligible=withheld,
-        legal_plays=tuple(game.legal_plays(viewer)) if viewer is not None else (),
         seats=tuple(
             SeatView(s, game.players[s], hand.bids[s], hand.tricks_won[s], len(hand.hands[s]))
             for s in SEATS
@@ -114,4 +123,34 @@ def project(game: Game, viewer: Seat | None) -> GameViewData:
         spades_broken=hand.spades_broken,
         history=tuple(game.history),
         winner=game.winner,
+    )
+
+
+def project(game: Game, viewer: Seat | None, public: PublicView | None = None) -> GameViewData:
+    """The view of `game` for the seat `viewer`, or for a spectator when None. `public`,
+    if given, must be `public_view(game)` of this very state."""
+    if public is None:
+        public = public_view(game)
+    hand = game.hand
+    withheld = viewer is not None and hand.withheld[viewer] and game.phase is Phase.BIDDING
+    own: tuple[Card, ...] | None = None
+    if viewer is not None and not withheld:
+        own = tuple(hand.hands[viewer])
+    return GameViewData(
+        phase=public.phase,
+        hand_number=public.hand_number,
+        dealer=public.dealer,
+        turn=public.turn,
+        viewer_seat=viewer,
+        hand=own,
+        hand_withheld=withheld,
+        blind_nil_eligible=withheld,
+        legal_plays=tuple(game.legal_plays(viewer)) if viewer is not None else (),
+        seats=public.seats,
+        teams=public.teams,
+        current_trick=public.current_trick,
+        last_trick=public.last_trick,
+        spades_broken=public.spades_broken,
+        history=public.history,
+        winner=public.winner,
     )
