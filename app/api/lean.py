@@ -22,19 +22,19 @@ from typing import Any, cast
 from graphql import DocumentNode, GraphQLResolveInfo
 from graphql.execution.executor import Executor
 from graphql.pyutils import is_awaitable
-from prometheus_client import Counter
 
 from app.rules.seats import Seat
 from app.services.model import GameMessage
 
+from .metrics import TallyCounter
 from .plans import Plan, compile_plan
 from .sharing import SharedData, count_execution, encode_message, shared_payload
 from .transport.writer import Frame, SocketWriter
 
-FRAMES = Counter(
-    "spades_subscription_frames_total",
+FRAMES = TallyCounter(
+    "spades_subscription_frames",
     "Live-update frames: built, or shared with another subscriber",
-    ["outcome"],
+    "outcome",
 )
 _BUILT, _SHARED = FRAMES.labels("built"), FRAMES.labels("shared")
 

@@ -27,20 +27,21 @@ from typing import Any, Protocol
 
 from graphql import ExecutionResult
 from graphql.pyutils import is_awaitable
-from prometheus_client import Counter
 
 from app.rules.seats import Seat
 from app.services.model import GameMessage
 
-EXECUTIONS = Counter(
-    "spades_subscription_executions_total",
+from .metrics import TallyCounter
+
+EXECUTIONS = TallyCounter(
+    "spades_subscription_executions",
     "Executions of subscription events: run, or shared with another subscriber",
-    ["outcome"],
+    "outcome",
 )
-ENCODINGS = Counter(
-    "spades_subscription_encodings_total",
+ENCODINGS = TallyCounter(
+    "spades_subscription_encodings",
     "JSON encodings of subscription results: done, or shared with another subscriber",
-    ["outcome"],
+    "outcome",
 )
 _RAN, _SHARED = EXECUTIONS.labels("ran"), EXECUTIONS.labels("shared")
 _ENCODED, _REUSED = ENCODINGS.labels("encoded"), ENCODINGS.labels("shared")
