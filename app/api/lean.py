@@ -28,7 +28,7 @@ from app.services.model import GameMessage
 
 from .metrics import TallyCounter
 from .plans import Plan, compile_plan
-from .sharing import SharedData, count_execution, encode_message, shared_payload
+from .sharing import SharedData, count_execution, encoded_data, message_prefix, shared_payload
 from .transport.writer import Frame, SocketWriter
 
 FRAMES = TallyCounter(
@@ -58,7 +58,16 @@ LIVE_OPERATION: ContextVar[LiveOperation | None] = ContextVar("live_operation", 
 class LiveSink:
     """Writes the live changes of one `gameUpdates` subscription (a feeds.Sink)."""
 
-    __slots__ = ("_build", "_executor", "_key", "_live", "_operation", "_plan", "_viewer_id")
+    __slots__ = (
+        "_build",
+        "_executor",
+        "_key",
+        "_live",
+        "_operation",
+        "_plan",
+        "_prefix",
+        "_viewer_id",
+    )
 
     def __init__(
         self,
@@ -74,6 +83,7 @@ class LiveSink:
         self._viewer_id = viewer_id
         self._build = build
         self._plan: Plan | None = compile_plan(executor)
+        self._prefix = message_prefix(live.id, live.kind)  # the same for all its frames
         shape = repr(sorted(variables.items())) if variables else ""
         self._key = (id(executor.operation), shape, live.kind, live.id)
 
@@ -116,10 +126,8 @@ class LiveSink:
             return None
         return self._encoded(data)
 
-    def _encoded(self, data: SharedData) -> Frame | None:
-        live = self._live
-        text = encode_message({"id": live.id, "type": live.kind, "payload": {"data": data}})
-        return Frame(text) if text is not None else None
+    def _encoded(self, data: SharedData) -> Frame:
+        return Frame(self._prefix + encoded_data(data) + "}}")
 
 
 def live_sink(

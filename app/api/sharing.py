@@ -122,6 +122,27 @@ def execute_shared(
     return remember(result)
 
 
+# json.dumps builds a new encoder per call; this one is built once (same options).
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def encoded_data(data: SharedData) -> str:
+    """The JSON of a shared result's data, encoded once for all its subscribers."""
+    if data.encoded is None:
+        _ENCODED.inc()
+        data.encoded = _encode(data)
+    else:
+        _REUSED.inc()
+    return data.encoded
+
+
+def message_prefix(operation_id: object, kind: str) -> str:
+    """The JSON of a transport message up to its data: `{"id":..,"type":..,"payload":
+    {"data":` (closed by `}}` after the data)."""
+    head = _encode({"id": operation_id, "type": kind})
+    return head[:-1] + ',"payload":{"data":'
+
+
 def encode_message(message: object) -> str | None:
     """The JSON of a transport message whose payload is exactly `{"data": SharedData}`,
     reusing the data's JSON; None for any other message (encoded as usual)."""
@@ -133,10 +154,4 @@ def encode_message(message: object) -> str | None:
     data = payload.get("data")
     if not isinstance(data, SharedData):
         return None
-    if data.encoded is None:
-        _ENCODED.inc()
-        data.encoded = json.dumps(data, separators=(",", ":"))
-    else:
-        _REUSED.inc()
-    head = json.dumps({"id": message.get("id"), "type": message["type"]}, separators=(",", ":"))
-    return head[:-1] + ',"payload":{"data":' + data.encoded + "}}"
+    return message_prefix(message.get("id"), message["type"]) + encoded_data(data) + "}}"
