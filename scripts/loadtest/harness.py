@@ -46,6 +46,7 @@ LOBBY_UPDATES = "subscription { lobbyUpdates { event tableId } }"
 LOBBY_ID = "lobby"
 
 HTTP_TIMEOUT = 15.0
+LONGEST_TURN_SECONDS = 300  # RULES.md: 5..300 on a public table
 WS_STEP_TIMEOUT = 30.0
 SETUP_TIMEOUT_PER_TABLE = 180.0  # a crowded shared machine can be 5-10x slow
 
@@ -270,6 +271,7 @@ class TableSlot:
         self.stats = stats
         self.run_id = run_id
         self.seed = seed
+        self.slow_clock = True  # until the server refuses turnSeconds
         self.games = 0
         self.table_id = ""
         self.spectator_count = spectators
@@ -308,17 +310,27 @@ class TableSlot:
 
     async def new_table(self) -> None:
         """The NORTH player creates a table, the other three join it (the game starts)."""
+        # The longest turn clock a public table may have: a long setup (thousands of
+        # sockets) must not let clocks run out and bots take seats before the measurement
+        # (a build without clocks refuses the field: then without it).
         options: dict[str, Any] = {"name": f"loadtest {self.index}"}
+        if self.slow_clock:
+            options["turnSeconds"] = LONGEST_TURN_SECONDS
         if self.seed is not None:
             options["seed"] = self.seed * 1000 + self.games
-        try:
-            data = await self.apis[0].call(CREATE_TABLE, {"i": options}, self.seats[0].token)
-        except ApiError as exc:
-            if exc.code != "FORBIDDEN" or "seed" not in options:
-                raise
-            self.seed = None  # a server without seeded tables: deal at random
-            options.pop("seed")
-            data = await self.apis[0].call(CREATE_TABLE, {"i": options}, self.seats[0].token)
+        while True:
+            try:
+                data = await self.apis[0].call(CREATE_TABLE, {"i": options}, self.seats[0].token)
+                break
+            except ApiError as exc:
+                if exc.code == "FORBIDDEN" and "seed" in options:
+                    self.seed = None  # a server without seeded tables: deal at random
+                    options.pop("seed")
+                elif "turnSeconds" in options and "turnSeconds" in str(exc):
+                    self.slow_clock = False
+                    options.pop("turnSeconds")
+                else:
+                    raise
         self.table_id = data["createTable"]["id"]
         for seat in range(1, 4):
             await self.apis[seat].call(
@@ -359,7 +371,8 @@ class TableSlot:
         its hand than the others when the measurement starts."""
         for _ in range(moves):
             if not await self.step():
-                raise RuntimeError(f"table {self.index}: a move failed while spreading")
+                errors = ", ".join(f"{k}: {n}" for k, n in self.stats.errors.items())
+                raise RuntimeError(f"table {self.index}: a move failed while spreading ({errors})")
 
     async def replace_table(self) -> None:
         """After GAME_OVER: a new table for the same four players, same sockets."""

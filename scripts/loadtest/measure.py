@@ -258,12 +258,17 @@ class LoadgenGc:
         elif self.recording:
             self.pauses.append(time.perf_counter() - self._started)
 
-    def measure(self) -> None:
-        """Setup is over: freeze what lives, and (mode "off") stop collecting."""
+    def settle(self) -> None:
+        """Setup is over, before any move: collect and freeze what lives, and (mode "off")
+        stop collecting. (A full collection of thousands of sockets pauses this process
+        for a few hundred ms: at the start of the window it delayed every update then.)"""
         gc.collect()
         gc.freeze()
         if self.mode == "off":
             gc.disable()
+
+    def measure(self) -> None:
+        """The measured window starts: record every collection from now on."""
         self.recording = True
 
     def done(self) -> None:
@@ -281,3 +286,21 @@ class LoadgenGc:
             "pause_total_ms": sum(self.pauses) * 1000,
             "pause_max_ms": max(self.pauses, default=0.0) * 1000,
         }
+
+
+async def server_gc_collections(url: str) -> dict[str, float] | None:
+    """The garbage collections a server process has run so far, by generation ("0" young,
+    "2" full), from its /metrics (prometheus_client's GC collector); None if unavailable."""
+    import httpx
+
+    metrics_url = url.rsplit("/", 1)[0] + "/metrics"
+    try:
+        async with httpx.AsyncClient(timeout=10) as client:
+            text = (await client.get(metrics_url)).text
+    except httpx.HTTPError:
+        return None
+    counts: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith('python_gc_collections_total{generation="'):
+            counts[line.split('"')[1]] = float(line.rsplit(" ", 1)[1])
+    return counts or None

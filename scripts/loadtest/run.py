@@ -23,6 +23,7 @@ from .measure import (
     percentile,
     read_rss_kib,
     read_rss_total_kib,
+    server_gc_collections,
     start_profilers,
     stop_profiler,
     write_samples,
@@ -151,6 +152,7 @@ async def run(
                 f"then {args.duration:g} s measured",
                 file=sys.stderr,
             )
+        loadgen_gc.settle()
         start = time.perf_counter()
         record_from = start + args.warmup
         end = record_from + args.duration
@@ -170,12 +172,14 @@ async def run(
         await asyncio.sleep(max(0.0, record_from - time.perf_counter()))
         loadgen_gc.measure()
         calls_before = [await read_calls(server) for server in servers or []]
+        gc_before = await server_gc_collections(urls[0])
         stats.recording = True
         profilers = start_profilers(args.py_spy, pids, end - time.perf_counter())
         before = Sample.take(pids)
         await asyncio.sleep(max(0.0, end - time.perf_counter()))
         after = Sample.take(pids)
         calls_after = [await read_calls(server) for server in servers or []]
+        gc_after = await server_gc_collections(urls[0])
         loadgen_gc.done()
         for profiler in profilers:
             await asyncio.to_thread(stop_profiler, profiler, args.duration + 30)
@@ -306,7 +310,26 @@ async def run(
         ),
         "cpu_count": os.cpu_count(),
         "server_calls_per_move": calls_per_move(calls_before, calls_after, len(latencies)),
+        # When the slowest moves started (s into the window): a periodic stall shows.
+        "slowest": [
+            [round(start - min(stats.starts), 2), round(latency * 1000, 1)]
+            for latency, start in sorted(
+                zip(stats.latencies, stats.starts, strict=True), reverse=True
+            )[:12]
+        ]
+        if stats.starts
+        else [],
+        "server_gc_collections": gc_delta(gc_before, gc_after),
     }
+
+
+def gc_delta(
+    before: dict[str, float] | None, after: dict[str, float] | None
+) -> dict[str, int] | None:
+    """The first server process's garbage collections in the window, by generation."""
+    if before is None or after is None:
+        return None
+    return {g: int(after[g] - before.get(g, 0.0)) for g in sorted(after)}
 
 
 def calls_per_move(before: list[int | None], after: list[int | None], moves: int) -> float | None:
@@ -394,6 +417,16 @@ def report(result: dict[str, Any], args: argparse.Namespace, loop_name: str) -> 
         ),
         f"server calls/move:  {_fmt(result['server_calls_per_move'], digits=0)} "
         "(Python function calls, with --count-calls)",
+        "slowest moves:      "
+        + ", ".join(f"{ms:.0f} ms at {at:.1f} s" for at, ms in result["slowest"][:8]),
+        "server GC:          "
+        + (
+            "young {}, middle {}, full {} collections in the window (first process)".format(
+                *(gcs.get(g, 0) for g in ("0", "1", "2"))
+            )
+            if (gcs := result.get("server_gc_collections"))
+            else "n/a"
+        ),
         f"server CPU/move:    {_fmt(result['server_cpu_ms_per_move'], ' ms', 2)} "
         f"(load generator {_fmt(result['loadgen_cpu_ms_per_move'], ' ms', 2)}, "
         f"whole machine {_fmt(result['machine_cpu_ms_per_move'], ' ms', 2)})",
