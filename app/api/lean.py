@@ -28,7 +28,7 @@ from app.services.model import GameMessage
 
 from .metrics import TallyCounter
 from .plans import Plan, compile_plan
-from .sharing import SharedData, count_execution, encoded_data, message_prefix, shared_payload
+from .sharing import SharedData, encoded_data, message_prefix, planned_shared, shared_payload
 from .transport.writer import Frame, SocketWriter
 
 FRAMES = TallyCounter(
@@ -111,10 +111,12 @@ class LiveSink:
 
     def _frame(self, message: GameMessage, seat: Seat | None) -> Frame | None:
         payload = shared_payload(message, seat, lambda: self._build(message))
-        planned = self._plan.run(payload) if self._plan is not None else None
-        if planned is not None:
-            count_execution()
-            return self._encoded(SharedData(planned))
+        plan = self._plan
+        if plan is not None:
+            shape = self._key[1]
+            planned = planned_shared(payload, self._operation, shape, lambda: plan.run(payload))
+            if planned is not None:
+                return self._encoded(planned)
         result = self._executor.build_per_event_executor(payload).execute_operation()
         if is_awaitable(result):
             close = getattr(result, "close", None)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from graphql import ExecutionResult
 from graphql.pyutils import is_awaitable
@@ -52,7 +52,7 @@ _PAYLOADS = "shared payloads"  # the key of the payloads in GameMessage.views
 class SharedPayload(Protocol):
     """An event payload that may be shared: it holds its executions' memo."""
 
-    shared_executions: dict[Any, ExecutionResult] | None
+    shared_executions: dict[Any, Any] | None
 
 
 class SharedData(dict[str, Any]):
@@ -77,9 +77,28 @@ def shared_payload(message: GameMessage, seat: Seat | None, build: Callable[[], 
     return payload
 
 
-def count_execution() -> None:
-    """Count an execution run outside graphql-core (a compiled plan, app/api/plans.py)."""
+def planned_shared(
+    payload: SharedPayload, operation: object, shape: str, run: Callable[[], Any]
+) -> SharedData | None:
+    """The data of a compiled plan's run on `payload` (app/api/plans.py), memoized on the
+    payload for the same operation (its parsed node) and variables (`shape`), as
+    `execute_shared` memoizes executions: subscribers whose operation ids differ still
+    share one run and one encoding. None: the plan gave way (execute it the normal way)."""
+    memo = payload.shared_executions
+    key = ("plan", id(operation), shape)
+    cached = memo.get(key) if memo is not None else None
+    # The id of the operation is only trusted while that very node is the one cached.
+    if cached is not None and cached[0] is operation:
+        _SHARED.inc()
+        return cast(SharedData, cached[1])
+    data = run()
+    if data is None:
+        return None
     _RAN.inc()
+    shared = SharedData(data)
+    if memo is not None:
+        memo[key] = (operation, shared)
+    return shared
 
 
 def _memo_key(executor: Any) -> tuple[int, str]:
@@ -101,7 +120,7 @@ def execute_shared(
     # The id of the operation is only trusted while that very node is the one cached.
     if cached is not None and memo.get((key, "operation")) is executor.operation:
         _SHARED.inc()
-        return cached
+        return cast(ExecutionResult, cached)
     _RAN.inc()
     result = execute()
 

@@ -5,11 +5,15 @@ different documents never share, so nobody receives another's view."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
+from websockets.asyncio.client import connect
+from websockets.typing import Subprotocol
 
 from tests.support.client import Api, next_update
 from tests.support.scenarios import GAME_UPDATES, SEATS, seat_four_humans
@@ -105,3 +109,49 @@ async def test_spectators_and_same_seat_subscriptions_share_one_execution_per_ch
     assert len(set().union(*hands.values())) == len(SEATS)  # four different hands
     tabs = [u for who, d, u in received if who == "NORTH" and d == GAME_UPDATES]
     assert tabs[0] == tabs[1]
+
+
+async def test_spectators_with_different_operation_ids_share_one_execution_and_encoding(
+    fresh_server: LiveServer,
+) -> None:
+    table = await seat_four_humans(fresh_server, seed=12)
+    tid = table.table_id
+    ids = ["a", "7", "spectator-three"]
+    async with AsyncExitStack() as stack:
+        sockets = []
+        for operation_id in ids:
+            spectator = await Social(fresh_server).sign_up()
+            await spectator.watch(tid)
+            ws = await stack.enter_async_context(
+                connect(fresh_server.ws_url, subprotocols=[Subprotocol("graphql-transport-ws")])
+            )
+            init = {"Authorization": f"Bearer {spectator.token}"}
+            await ws.send(json.dumps({"type": "connection_init", "payload": init}))
+            assert json.loads(await ws.recv())["type"] == "connection_ack"
+            start = {"query": GAME_UPDATES, "variables": {"t": tid}}
+            await ws.send(json.dumps({"id": operation_id, "type": "subscribe", "payload": start}))
+            snapshot = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            assert snapshot["payload"]["data"]["gameUpdates"]["event"] == "SNAPSHOT"
+            sockets.append(ws)
+
+        before = await counters(fresh_server)
+        player = await table.on_turn()
+        moved = await player.bid(tid, "TRICKS", 3)
+        texts = [await asyncio.wait_for(ws.recv(), 10) for ws in sockets]
+        after = await counters(fresh_server)
+
+    # One execution and one JSON encoding of the spectators' view; a frame per operation
+    # id (its text names the id), each around that one encoding.
+    assert delta(before, after) == {
+        ("spades_subscription_executions_total", "ran"): 1,
+        ("spades_subscription_executions_total", "shared"): len(ids) - 1,
+        ("spades_subscription_encodings_total", "encoded"): 1,
+        ("spades_subscription_encodings_total", "shared"): len(ids) - 1,
+        ("spades_subscription_frames_total", "built"): len(ids),
+    }
+    data = {json.dumps(json.loads(t)["payload"]) for t in texts}
+    assert len(data) == 1
+    for operation_id, text in zip(ids, texts, strict=True):
+        message = json.loads(text)
+        assert message["id"] == operation_id and message["type"] == "next"
+        assert message["payload"]["data"]["gameUpdates"]["view"]["version"] == moved["version"]
