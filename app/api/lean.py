@@ -6,10 +6,12 @@ SocketWriter without strawberry's and graphql-core's per-result machinery.
 The frame is built once per distinct message: the memo on the broker message is keyed by
 the viewer's seat (None: every spectator), the operation (its parsed node and variables),
 the protocol and the operation id, so subscribers share a frame only where it is the very
-same text; the execution under it is the payload's shared one (app/api/sharing.py), which
-never mixes two viewers' views. A change the sink cannot write this way (a result with
-errors, which must be masked and counted; a field that resolves asynchronously) is
-handed back and goes through the normal path.
+same text; the result under it is the payload's shared one (app/api/sharing.py), which
+never mixes two viewers' views. That result is built by the operation's compiled plan
+(app/api/plans.py: attribute reads, no graphql-core execution) where it has one, else by
+graphql-core. A change the sink cannot write this way (a result with errors, which must
+be masked and counted; a field that resolves asynchronously) is handed back and goes
+through the normal path.
 """
 
 from __future__ import annotations
