@@ -44,18 +44,14 @@ class TeamView:
 
 
 @dataclass(frozen=True, slots=True)
-class GameViewData:
-    """The game as one viewer may see it (the API's GameView without table id/version)."""
+class PublicView:
+    """The part of a game's view every viewer sees alike (computed once per state and
+    shared by its viewers' projections)."""
 
     phase: Phase
     hand_number: int
     dealer: Seat | None
     turn: Seat | None
-    viewer_seat: Seat | None
-    hand: tuple[Card, ...] | None
-    hand_withheld: bool
-    blind_nil_eligible: bool
-    legal_plays: tuple[Card, ...]
     seats: tuple[SeatView, ...]
     teams: tuple[TeamView, ...]
     current_trick: tuple[tuple[Seat, Card], ...]
@@ -63,6 +59,18 @@ class GameViewData:
     spades_broken: bool
     history: tuple[TeamHandResult, ...]
     winner: Team | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameViewData(PublicView):
+    """The game as one viewer may see it (the API's GameView without table id/version):
+    the public view and the viewer's own part."""
+
+    viewer_seat: Seat | None
+    hand: tuple[Card, ...] | None
+    hand_withheld: bool
+    blind_nil_eligible: bool
+    legal_plays: tuple[Card, ...]
 
 
 def waiting_view(players: list[str | None], viewer: Seat | None) -> GameViewData:
@@ -85,24 +93,6 @@ def waiting_view(players: list[str | None], viewer: Seat | None) -> GameViewData
         history=(),
         winner=None,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class PublicView:
-    """The part of a game's view every viewer sees alike (computed once per state and
-    shared by its viewers' projections)."""
-
-    phase: Phase
-    hand_number: int
-    dealer: Seat | None
-    turn: Seat | None
-    seats: tuple[SeatView, ...]
-    teams: tuple[TeamView, ...]
-    current_trick: tuple[tuple[Seat, Card], ...]
-    last_trick: Trick | None
-    spades_broken: bool
-    history: tuple[TeamHandResult, ...]
-    winner: Team | None
 
 
 def public_view(game: Game) -> PublicView:
