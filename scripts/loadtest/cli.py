@@ -31,6 +31,7 @@ from .servers import (
     ServerProcess,
     counting_command,
     free_port,
+    stall_probe_command,
     stop_servers,
 )
 
@@ -95,6 +96,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="count the server's Python calls per move (a profiler: slows it down; a "
         "figure a crowded machine does not distort)",
+    )
+    parser.add_argument(
+        "--stall-probe",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="record the server's event-loop stalls longer than MS, with the stacks that "
+        "ran meanwhile (scripts/loadtest/stallprobe.py), in a file named in the report",
     )
     parser.add_argument(
         "--processes",
@@ -240,6 +249,12 @@ def main(argv: list[str] | None = None) -> int:
                 if args.count_calls:
                     env["SPADES_CALLPROBE_OUT"] = f"/tmp/spades-calls-{secrets.token_hex(6)}.txt"
                     command = counting_command(build)
+                elif args.stall_probe is not None:
+                    stalls = f"/tmp/spades-stalls-{secrets.token_hex(6)}.jsonl"
+                    env["SPADES_STALLPROBE_OUT"] = stalls
+                    env["SPADES_STALLPROBE_MS"] = str(args.stall_probe)
+                    command = stall_probe_command(build)
+                    print(f"server stalls over {args.stall_probe:g} ms: {stalls}", file=sys.stderr)
                 server = ServerProcess(
                     args.server_log_level,
                     database.url if database else None,

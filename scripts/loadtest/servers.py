@@ -187,6 +187,14 @@ def counting_command(build: Build) -> list[str]:
     return [str(build.spades.parent / "python"), str(CALLPROBE)]
 
 
+STALLPROBE = Path(__file__).resolve().with_name("stallprobe.py")
+
+
+def stall_probe_command(build: Build) -> list[str]:
+    """The command that runs `serve ...` of `build` watched for event-loop stalls."""
+    return [str(build.spades.parent / "python"), str(STALLPROBE)]
+
+
 async def read_calls(server: ServerProcess, timeout: float = 30.0) -> int | None:
     """The Python calls a counting server made so far (None if it does not count)."""
     out = Path(server.extra_env.get("SPADES_CALLPROBE_OUT", ""))
