@@ -78,10 +78,6 @@ def _game_update(message: model.GameMessage, viewer: Viewer) -> GameUpdate:
     )
 
 
-def _update_of(viewer: Viewer, message: model.GameMessage) -> GameUpdate:
-    return _game_update(message, viewer)
-
-
 @strawberry.type
 class LobbyUpdate:
     event: LobbyEvent = strawberry.field(
@@ -333,7 +329,7 @@ class CoreSubscription:
         viewer = await require_viewer(info)
         after = since if isinstance(since, int) else None
         # Over a WebSocket, live changes are written by the table's feed (app/api/lean.py).
-        sink = live_sink(info._raw_info, viewer.id, partial(_update_of, viewer))
+        sink = live_sink(info._raw_info, viewer.id, partial(_game_update, viewer=viewer))
         stream = services_of(info).streams.game_updates(viewer, str(table_id), after, sink)
         with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
             async for message in stream:

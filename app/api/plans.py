@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any
 
 from graphql import (
@@ -58,9 +59,9 @@ class Fallback(Exception):
     """This value needs graphql-core (it would give an error): build the result there."""
 
 
-# How a value is completed. Leaves of the common scalars are checked inline.
-class Kind:
-    """The kinds of plan nodes (ints: compared by identity in the hot loop)."""
+class Kind(IntEnum):
+    """How a plan node completes its value (an IntEnum: compared in C in the hot loop).
+    Leaves of the common scalars are checked inline."""
 
     STRING = 0  # String or ID given a str
     INT = 1
@@ -75,7 +76,7 @@ class Kind:
 class Node:
     """The completion of one value of a type (non_null: a None is an error)."""
 
-    kind: int
+    kind: Kind
     non_null: bool
     coerce: Callable[[Any], Any] | None = None  # LEAF, and the fallback of STRING/INT/BOOLEAN
     item: Node | None = None  # LIST
@@ -195,7 +196,7 @@ def _attribute(field: Any) -> str:
     return str(definition.python_name)
 
 
-def _leaf_kind(type_: GraphQLLeafType) -> int:
+def _leaf_kind(type_: GraphQLLeafType) -> Kind:
     if type_ is GraphQLString or type_ is GraphQLID:
         return Kind.STRING
     if type_ is GraphQLInt:

@@ -77,6 +77,17 @@ def shared_payload(message: GameMessage, seat: Seat | None, build: Callable[[], 
     return payload
 
 
+def _recall(memo: dict[Any, Any] | None, key: Any, operation: object) -> Any:
+    """The value memoized under `key` for this very operation node, counted as shared;
+    None if there is none. (The id of the operation in a key is only trusted while that
+    node is the one stored beside the value.)"""
+    entry = memo.get(key) if memo is not None else None
+    if entry is None or entry[0] is not operation:
+        return None
+    _SHARED.inc()
+    return entry[1]
+
+
 def planned_shared(
     payload: SharedPayload, operation: object, shape: str, run: Callable[[], Any]
 ) -> SharedData | None:
@@ -86,11 +97,9 @@ def planned_shared(
     share one run and one encoding. None: the plan gave way (execute it the normal way)."""
     memo = payload.shared_executions
     key = ("plan", id(operation), shape)
-    cached = memo.get(key) if memo is not None else None
-    # The id of the operation is only trusted while that very node is the one cached.
-    if cached is not None and cached[0] is operation:
-        _SHARED.inc()
-        return cast(SharedData, cached[1])
+    cached = _recall(memo, key, operation)
+    if cached is not None:
+        return cast(SharedData, cached)
     data = run()
     if data is None:
         return None
@@ -116,10 +125,9 @@ def execute_shared(
         alone: ExecutionResult | Awaitable[ExecutionResult] = execute()
         return alone
     key = _memo_key(executor)
-    cached = memo.get(key)
-    # The id of the operation is only trusted while that very node is the one cached.
-    if cached is not None and memo.get((key, "operation")) is executor.operation:
-        _SHARED.inc()
+    operation = executor.operation
+    cached = _recall(memo, key, operation)
+    if cached is not None:
         return cast(ExecutionResult, cached)
     _RAN.inc()
     result = execute()
@@ -128,8 +136,7 @@ def execute_shared(
         if done.errors or done.data is None:
             return done
         shared = ExecutionResult(SharedData(done.data), None, done.extensions)
-        memo[key] = shared
-        memo[(key, "operation")] = executor.operation
+        memo[key] = (operation, shared)
         return shared
 
     if is_awaitable(result):

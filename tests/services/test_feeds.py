@@ -17,7 +17,7 @@ from graphql.execution.executor import Executor
 from websockets.frames import Frame as WsFrame
 from websockets.frames import Opcode
 
-from app.api.core import _update_of
+from app.api.core import _game_update
 from app.api.lean import LiveOperation, LiveSink
 from app.api.runtime import patch_graphql_core
 from app.api.schema import build_schema
@@ -68,7 +68,7 @@ def sink(who: Viewer, writer: Recorder, operation_id: str = "1", kind: str = "ne
     executor = Executor.build(SCHEMA._schema, DOCUMENT, None, None, {"t": "t1"})
     assert isinstance(executor, Executor)
     live = LiveOperation(writer, operation_id, kind)  # type: ignore[arg-type]
-    return LiveSink(executor, live, who.id, partial(_update_of, who))
+    return LiveSink(executor, live, who.id, partial(_game_update, viewer=who))
 
 
 def playing(version: int, game: Game | None = None, **fields: Any) -> TableSnapshot:
