@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 from enum import Enum
 from typing import Any, cast
@@ -18,7 +17,6 @@ from app.rules.game import Phase as RPhase
 from app.rules.game import Trick as RTrick
 from app.rules.scoring import TeamHandResult
 from app.rules.views import (
-    GameViewData,
     PublicView,
     SeatView,
     TeamView,
@@ -360,19 +358,6 @@ def _result(r: TeamHandResult) -> HandResult:
     )
 
 
-def view_data(
-    table: model.TableSnapshot, viewer: rseats.Seat | None, watching: bool = True
-) -> GameViewData:
-    """The rules projection for one viewer; without watching rights, no trick details."""
-    if table.game is None:
-        players = [o.player_id if o is not None else None for o in table.occupants]
-        return waiting_view(players, viewer)
-    data = project(table.game, viewer)
-    if viewer is None and not watching:
-        data = replace(data, current_trick=(), last_trick=None)
-    return data
-
-
 # The GameView fields every viewer of one table state gets alike, of the state last
 # viewed: a change is fanned out to its viewers one after another (4 seats, spectators),
 # and all but the first take these instead of projecting and converting them again.
@@ -389,7 +374,7 @@ def _public_fields(
     if last is not None and last[0] is table and last[1] is hide_tricks:
         return last[2], last[3]
     public: PublicView | None = None
-    source: PublicView | GameViewData
+    source: PublicView
     if table.game is None:
         players = [o.player_id if o is not None else None for o in table.occupants]
         source = waiting_view(players, None)
