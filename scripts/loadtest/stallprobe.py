@@ -6,6 +6,12 @@ when it started (epoch s), how long it lasted (ms), and its stacks by sample cou
 innermost frame last. A stall that no Python stack explains (the samples show the loop
 waiting) is the process not getting a CPU, or C code outside Python.
 
+To tell those apart, each record also says what the kernel saw meanwhile (Linux only):
+how long the main thread ran and waited for a CPU on the run queue
+(/proc/self/task/TID/schedstat), and the CPU time the hypervisor stole from the whole
+machine (/proc/stat, summed over CPUs). A thread that neither ran nor waited while the
+machine lost CPU time to steal was descheduled with its virtual machine.
+
 Run as a file by the build's own Python (`scripts/loadtest ... --stall-probe`)."""
 
 from __future__ import annotations
@@ -17,7 +23,8 @@ import sys
 import threading
 import time
 import traceback
-from collections import Counter
+from collections import Counter, deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,14 +48,62 @@ def _watched(factory: Any) -> Any:
     return new_event_loop
 
 
+@dataclass(frozen=True)
+class Clocks:
+    """What the kernel has counted so far: for the watched thread, CPU time and time
+    runnable but waiting for a CPU; for the machine, CPU time stolen by the hypervisor."""
+
+    ran_ns: int = 0
+    waited_ns: int = 0
+    stolen_ms: int = 0
+
+    def since(self, earlier: Clocks) -> dict[str, float]:
+        """The counts between `earlier` and this reading, in ms."""
+        return {
+            "ran_ms": round((self.ran_ns - earlier.ran_ns) / 1e6, 1),
+            "waited_ms": round((self.waited_ns - earlier.waited_ns) / 1e6, 1),
+            "stolen_ms": self.stolen_ms - earlier.stolen_ms,
+        }
+
+
+_JIFFY_MS = 1000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
+
+
+def read_clocks(native_id: int) -> Clocks:
+    """The kernel's counts now for thread `native_id` (zeros where /proc cannot tell)."""
+    try:
+        ran, waited = Path(f"/proc/self/task/{native_id}/schedstat").read_text().split()[:2]
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()  # "cpu user nice system idle iowait irq softirq steal"
+        return Clocks(int(ran), int(waited), int(fields[8]) * _JIFFY_MS)
+    except (OSError, ValueError, IndexError):
+        return Clocks()
+
+
+def _before(readings: deque[tuple[float, Clocks]], moment: float) -> Clocks:
+    """The newest reading taken at or before `moment` (else the oldest there is)."""
+    chosen = readings[0][1] if readings else Clocks()
+    for taken, clocks in readings:
+        if taken > moment:
+            break
+        chosen = clocks
+    return chosen
+
+
 def _stack(frame: Any) -> str:
     entries = traceback.extract_stack(frame)[-12:]
     return " > ".join(f"{Path(e.filename).name}:{e.lineno}:{e.name}" for e in entries)
 
 
-def _watch(main_ident: int, threshold_s: float, out: Path, stop: threading.Event) -> None:
+def _watch(
+    main_ident: int, threshold_s: float, out: Path, stop: threading.Event, main_native: int = 0
+) -> None:
+    # Readings of the last second, to find the last one taken before a stall began (the
+    # stall is only seen once it has lasted threshold_s, and may have stopped this thread).
+    readings: deque[tuple[float, Clocks]] = deque(maxlen=int(1 / _SAMPLE_S))
     while not stop.is_set():
         time.sleep(_SAMPLE_S)
+        readings.append((time.monotonic(), read_clocks(main_native)))
         late = time.monotonic() - _last_beat
         if late < threshold_s:
             continue
@@ -64,8 +119,10 @@ def _watch(main_ident: int, threshold_s: float, out: Path, stop: threading.Event
         record = {
             "at": round(started, 3),
             "ms": round((time.monotonic() - beat_seen) * 1000, 1),
+            **read_clocks(main_native).since(_before(readings, beat_seen)),
             "stacks": stacks.most_common(8),
         }
+        readings.clear()
         with out.open("a", encoding="utf-8") as file:
             file.write(json.dumps(record) + "\n")
 
@@ -83,7 +140,13 @@ def main() -> None:
         pass
     watchdog = threading.Thread(
         target=_watch,
-        args=(threading.get_ident(), threshold_s, out, threading.Event()),
+        args=(
+            threading.get_ident(),
+            threshold_s,
+            out,
+            threading.Event(),
+            threading.get_native_id(),
+        ),
         daemon=True,
     )
     watchdog.start()
