@@ -7,16 +7,19 @@ innermost frame last. A stall that no Python stack explains (the samples show th
 waiting) is the process not getting a CPU, or C code outside Python.
 
 To tell those apart, each record also says what the kernel saw meanwhile (Linux only):
-how long the main thread ran and waited for a CPU on the run queue
-(/proc/self/task/TID/schedstat), and the CPU time the hypervisor stole from the whole
-machine (/proc/stat, summed over CPUs). A thread that neither ran nor waited while the
-machine lost CPU time to steal was descheduled with its virtual machine.
+how long the main thread ran (of that, in the kernel), its page faults, how long it
+waited for a CPU on the run queue (/proc/self/task/TID/schedstat and stat), the CPU time
+the hypervisor stole from the whole machine (/proc/stat, summed over CPUs), and the
+garbage collections that overlapped the stall. A thread that neither ran nor waited
+while the machine lost CPU time to steal was descheduled with its virtual machine; one
+that ran all along while the watchdog got no samples held the GIL in C code.
 
 Run as a file by the build's own Python (`scripts/loadtest ... --stall-probe`)."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import sys
@@ -39,6 +42,28 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
     loop.call_later(_BEAT_S, _beat, loop)
 
 
+# The process's recent garbage collections: (started, ended, generation), monotonic s.
+_collections: deque[tuple[float, float, int]] = deque(maxlen=256)
+_collecting_since = 0.0
+
+
+def _on_gc(phase: str, info: dict[str, Any]) -> None:
+    global _collecting_since
+    if phase == "start":
+        _collecting_since = time.monotonic()
+    else:
+        _collections.append((_collecting_since, time.monotonic(), info["generation"]))
+
+
+def collections_between(start: float, end: float) -> list[list[float]]:
+    """[generation, ms] of each collection that overlapped start..end (monotonic s)."""
+    return [
+        [generation, round((ended - began) * 1000, 1)]
+        for began, ended, generation in list(_collections)
+        if ended >= start and began <= end
+    ]
+
+
 def _watched(factory: Any) -> Any:
     def new_event_loop(*args: Any, **kwargs: Any) -> Any:
         loop = factory(*args, **kwargs)
@@ -56,11 +81,15 @@ class Clocks:
     ran_ns: int = 0
     waited_ns: int = 0
     stolen_ms: int = 0
+    system_ms: int = 0  # of ran_ns, in the kernel (page faults, system calls)
+    faults: int = 0  # page faults, minor and major
 
     def since(self, earlier: Clocks) -> dict[str, float]:
-        """The counts between `earlier` and this reading, in ms."""
+        """The counts between `earlier` and this reading, in ms (and faults)."""
         return {
             "ran_ms": round((self.ran_ns - earlier.ran_ns) / 1e6, 1),
+            "system_ms": self.system_ms - earlier.system_ms,
+            "faults": self.faults - earlier.faults,
             "waited_ms": round((self.waited_ns - earlier.waited_ns) / 1e6, 1),
             "stolen_ms": self.stolen_ms - earlier.stolen_ms,
         }
@@ -72,10 +101,19 @@ _JIFFY_MS = 1000 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 def read_clocks(native_id: int) -> Clocks:
     """The kernel's counts now for thread `native_id` (zeros where /proc cannot tell)."""
     try:
-        ran, waited = Path(f"/proc/self/task/{native_id}/schedstat").read_text().split()[:2]
+        task = Path(f"/proc/self/task/{native_id}")
+        ran, waited = (task / "schedstat").read_text().split()[:2]
+        # After the command's closing parenthesis: fields 3.. of proc(5)'s stat.
+        own = (task / "stat").read_text().rsplit(")", 1)[1].split()
         with open("/proc/stat", encoding="ascii") as stat:
             fields = stat.readline().split()  # "cpu user nice system idle iowait irq softirq steal"
-        return Clocks(int(ran), int(waited), int(fields[8]) * _JIFFY_MS)
+        return Clocks(
+            ran_ns=int(ran),
+            waited_ns=int(waited),
+            stolen_ms=int(fields[8]) * _JIFFY_MS,
+            system_ms=int(own[12]) * _JIFFY_MS,
+            faults=int(own[7]) + int(own[9]),
+        )
     except (OSError, ValueError, IndexError):
         return Clocks()
 
@@ -116,10 +154,12 @@ def _watch(
                 stacks[_stack(frame)] += 1
             del frame
             time.sleep(_SAMPLE_S)
+        ended = time.monotonic()
         record = {
             "at": round(started, 3),
-            "ms": round((time.monotonic() - beat_seen) * 1000, 1),
+            "ms": round((ended - beat_seen) * 1000, 1),
             **read_clocks(main_native).since(_before(readings, beat_seen)),
+            "gc": collections_between(beat_seen, ended),
             "stacks": stacks.most_common(8),
         }
         readings.clear()
@@ -132,6 +172,7 @@ def main() -> None:
     out = Path(os.environ["SPADES_STALLPROBE_OUT"])
     threshold_s = float(os.environ.get("SPADES_STALLPROBE_MS", "50")) / 1000
     asyncio.new_event_loop = _watched(asyncio.new_event_loop)
+    gc.callbacks.append(_on_gc)
     try:
         import uvloop
 

@@ -4,6 +4,7 @@ machine may add stalls of its own: only the one caused here is asserted)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import sys
 import threading
@@ -28,6 +29,11 @@ def spin_the_loop_for_a_while() -> None:
     deadline = time.monotonic() + 0.6
     while time.monotonic() < deadline:
         pass
+
+
+def collect_in_the_loop() -> None:
+    gc.collect()  # a full collection, then a pause long enough to be a stall
+    time.sleep(0.3)
 
 
 def stalls_caused_by(blocker: Callable[[], None], out: Path) -> list[dict[str, Any]]:
@@ -73,6 +79,23 @@ def test_a_stall_says_whether_the_loop_thread_ran_or_slept(tmp_path: Path) -> No
 
 
 def test_clocks_between_two_readings_are_in_milliseconds() -> None:
-    earlier = stallprobe.Clocks(ran_ns=1_000_000, waited_ns=0, stolen_ms=30)
-    later = stallprobe.Clocks(ran_ns=251_000_000, waited_ns=5_500_000, stolen_ms=70)
-    assert later.since(earlier) == {"ran_ms": 250.0, "waited_ms": 5.5, "stolen_ms": 40}
+    earlier = stallprobe.Clocks(ran_ns=1_000_000, stolen_ms=30, system_ms=10, faults=5)
+    later = stallprobe.Clocks(
+        ran_ns=251_000_000, waited_ns=5_500_000, stolen_ms=70, system_ms=40, faults=9
+    )
+    assert later.since(earlier) == {
+        "ran_ms": 250.0,
+        "system_ms": 30,
+        "faults": 4,
+        "waited_ms": 5.5,
+        "stolen_ms": 40,
+    }
+
+
+def test_a_stall_names_the_garbage_collections_it_overlapped(tmp_path: Path) -> None:
+    gc.callbacks.append(stallprobe._on_gc)
+    try:
+        caused = stalls_caused_by(collect_in_the_loop, tmp_path / "stalls.jsonl")
+    finally:
+        gc.callbacks.remove(stallprobe._on_gc)
+    assert any(generation == 2 for generation, _ms in caused[0]["gc"])
