@@ -42,8 +42,9 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
     loop.call_later(_BEAT_S, _beat, loop)
 
 
-# The process's recent garbage collections: (started, ended, generation), monotonic s.
-_collections: deque[tuple[float, float, int]] = deque(maxlen=256)
+# The process's recent garbage collections: (started, ended, generation, objects found
+# unreachable), monotonic s.
+_collections: deque[tuple[float, float, int, int]] = deque(maxlen=256)
 _collecting_since = 0.0
 
 
@@ -52,14 +53,17 @@ def _on_gc(phase: str, info: dict[str, Any]) -> None:
     if phase == "start":
         _collecting_since = time.monotonic()
     else:
-        _collections.append((_collecting_since, time.monotonic(), info["generation"]))
+        _collections.append(
+            (_collecting_since, time.monotonic(), info["generation"], info["collected"])
+        )
 
 
 def collections_between(start: float, end: float) -> list[list[float]]:
-    """[generation, ms] of each collection that overlapped start..end (monotonic s)."""
+    """[generation, ms, objects collected] of each collection that overlapped start..end
+    (monotonic s)."""
     return [
-        [generation, round((ended - began) * 1000, 1)]
-        for began, ended, generation in list(_collections)
+        [generation, round((ended - began) * 1000, 1), collected]
+        for began, ended, generation, collected in list(_collections)
         if ended >= start and began <= end
     ]
 

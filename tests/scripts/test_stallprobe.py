@@ -98,4 +98,4 @@ def test_a_stall_names_the_garbage_collections_it_overlapped(tmp_path: Path) -> 
         caused = stalls_caused_by(collect_in_the_loop, tmp_path / "stalls.jsonl")
     finally:
         gc.callbacks.remove(stallprobe._on_gc)
-    assert any(generation == 2 for generation, _ms in caused[0]["gc"])
+    assert any(generation == 2 for generation, _ms, _collected in caused[0]["gc"])
