@@ -146,7 +146,14 @@ class TableFeed:
         if key == self._key:
             key = self._key  # the same object: followers checked against it compare by identity
         self._key = key
-        self.recent.append(message)
+        recent = self.recent
+        if recent:
+            # The previous change's projections, results and frames served its pass and
+            # any stragglers; kept among the recent changes they would outlive young
+            # collections by the thousand (a follower that catches up from it projects
+            # again).
+            recent[-1].views.clear()
+        recent.append(message)
         written = False
         for follower in list(self.followers):
             if follower.last < message.version and self._offer(follower, message, key):

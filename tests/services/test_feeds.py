@@ -280,6 +280,22 @@ async def test_a_follower_back_from_its_stream_catches_up_from_the_recent_change
         assert versions == [2, 3] and follower.last == 3 and not table.handed_back
 
 
+async def test_a_feed_keeps_the_projections_of_its_latest_change_only(table: Table) -> None:
+    # Projections, results and frames kept with every recent change would outlive young
+    # collections by the thousand at human pace; a follower catching up projects again.
+    async with table.feeds.table("t1", game_channel("t1")) as feed:
+        writer = Recorder()
+        await table.follow(feed, Follower(viewer("s1"), sink(viewer("s1"), writer), last=1))
+        first, second = change(playing(2)), change(playing(3))
+        await table.publish(first)
+        assert first.views
+        await table.publish(second)
+        assert not first.views and second.views and len(writer.frames) == 2
+        late = Recorder()
+        await table.follow(feed, Follower(viewer("s2"), sink(viewer("s2"), late), last=1))
+        assert [text_of(f) for f in late.frames] == [text_of(f) for f in writer.frames]
+
+
 async def test_a_pass_that_writes_is_observed_once_and_one_that_hands_back_is_not(
     table: Table,
 ) -> None:
