@@ -117,9 +117,6 @@ class Settings:
     idle_table_seconds: float = 600.0  # a WAITING table with no connected human closes
     clock_sweep_seconds: float = 1.0  # how often each process looks for overdue deadlines
     turn_clock_scale: float = 1.0  # tests only: a turn lasts turnSeconds x this
-    # How often the young generation is collected on a timer (app/api/runtime.py); 0: only
-    # when the collector's own count says so.
-    gc_young_seconds: float = 0.25
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -181,6 +178,5 @@ def load_settings() -> Settings:
         presence_ttl_seconds=_float("SPADES_PRESENCE_TTL_SECONDS", base.presence_ttl_seconds),
         idle_table_seconds=_float("SPADES_IDLE_TABLE_SECONDS", base.idle_table_seconds),
         clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
-        gc_young_seconds=_float("SPADES_GC_YOUNG_SECONDS", base.gc_young_seconds),
         turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
     )

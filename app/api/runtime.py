@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import weakref
 from collections.abc import Awaitable, Iterable, Sequence
@@ -130,40 +129,3 @@ def tame_garbage_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, gc.get_threshold()[2])
-
-
-# The young generation's count is new objects minus freed ones, old ones included. At
-# human pace a table's state lives seconds: each move's new state is young and stays, the
-# state it replaces is old and dies, so the count stands still while the young list grows.
-# At 500 tables x 0.25 moves/s it reached 200,000-340,000 objects before a collection,
-# which then paused the server 200-350 ms (scripts/loadtest/stallprobe.py): the p99. A
-# collection every fraction of a second scans only what survived since the last.
-async def collect_young_forever(interval_seconds: float) -> None:
-    """Run a collection every `interval_seconds`, whatever the young count says."""
-    while True:
-        await asyncio.sleep(interval_seconds)
-        collect_due()
-
-
-def collect_due() -> None:
-    """Run the collection CPython would run if the young generation were full: a young
-    one, or an older generation's when it is due (by its own thresholds and, for a full
-    collection, its rule that a quarter of the long-lived objects must be new).
-
-    `gc.collect(0)` alone would never let the older generations be collected: CPython
-    only checks them when the young count passes its threshold, which these timed
-    collections keep it from reaching."""
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(1, middle, old)
-    try:
-        # Two new tracked objects pass the threshold of 1 and CPython collects what is
-        # due (instances of a class: lists, dicts and tuples may come from free lists,
-        # which the count does not see).
-        _trigger = (_Trigger(), _Trigger())
-    finally:
-        gc.set_threshold(young, middle, old)
-    del _trigger
-
-
-class _Trigger:
-    """A new object the collector counts."""

@@ -35,7 +35,7 @@ from .errors import OUTAGES
 from .guards import Guards, register_socket
 from .hotpath import HotPath
 from .metrics import FANOUT
-from .runtime import collect_young_forever, patch_graphql_core, tame_garbage_collector
+from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import SpadesSchema, build_schema
 from .sharing import encode_message
 from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
@@ -296,15 +296,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await services.start()
         tame_garbage_collector()
-        sweepers = [asyncio.create_task(close_expired_forever())]
-        if settings.gc_young_seconds > 0:
-            sweepers.append(asyncio.create_task(collect_young_forever(settings.gc_young_seconds)))
+        sweeper = asyncio.create_task(close_expired_forever())
         try:
             yield
         finally:
-            for sweeper in sweepers:
-                sweeper.cancel()
-            await asyncio.gather(*sweepers, return_exceptions=True)
+            sweeper.cancel()
+            await asyncio.gather(sweeper, return_exceptions=True)
             await services.stop()
 
     app = SpadesApp(
