@@ -118,6 +118,16 @@ def fast_enum_outputs(schema: GraphQLSchema) -> None:
 # counting, which also takes it off the young generation's count: young collections are
 # rare, and the large threshold only bounds what a burst of new long-lived state (sockets
 # opening) costs to scan.
+#
+# At human pace a table's state lives seconds, and that defeats the young count (new
+# objects minus freed ones, old ones included): each move's new state is young and stays,
+# the state it replaces is old and dies, so the count stands still while the young list
+# grows. At 500 tables x 0.25 moves/s it reached 200,000-340,000 objects, whose collection
+# paused the server 200-350 ms (scripts/loadtest/stallprobe.py): the p99. What fixed it
+# was keeping fewer objects alive per change (feeds keep one change's projections, not
+# eight: app/services/feeds.py). Collecting on a timer instead (every 0.25 s) made it
+# worse: the survivors went to the middle generation, whose collections then paused
+# ~120 ms every 3-4 s, and a full collection 806 ms.
 YOUNG_THRESHOLD = 20_000
 MIDDLE_THRESHOLD = 20
 
