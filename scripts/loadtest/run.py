@@ -180,7 +180,6 @@ async def run(
         after = Sample.take(pids)
         calls_after = [await read_calls(server) for server in servers or []]
         gc_after = await server_gc_collections(urls[0])
-        loadgen_gc.done()
         for profiler in profilers:
             await asyncio.to_thread(stop_profiler, profiler, args.duration + 30)
         measured = after.at - before.at
@@ -189,6 +188,9 @@ async def run(
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=DRAIN_TIMEOUT)
         stats.recording = False
+        # Only now: its first collections after the window scan every socket's objects
+        # (hundreds of ms at 2,000 sockets), which landed in the moves still finishing.
+        loadgen_gc.done()
         for task in pending:
             task.cancel()
         stuck = len(pending)
