@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -221,19 +221,28 @@ class SpadesApp(Starlette):
     """Starlette, with the `/graphql` WebSocket routed past the HTTP middlewares and the
     router: they only pass a WebSocket through, but starlette's exception middleware
     wraps its `send` for the connection's life, and the live updates are written
-    straight to uvicorn's protocol (app/api/transport/writer.py)."""
+    straight to uvicorn's protocol (app/api/transport/writer.py).
+
+    A POST to `/graphql` (every move) goes straight to the middlewares it needs (security
+    headers, body limit, CORS) around the GraphQL view, past starlette's error and
+    exception middlewares and its router, which only wrapped its `send` twice more and
+    matched it against every route: the view answers every error itself, and an
+    exception out of it gets uvicorn's own 500, as starlette's would be."""
 
     graphql_socket: ASGIApp | None = None
+    graphql_post: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "websocket"
-            and scope["path"] == "/graphql"
-            and self.graphql_socket is not None
-        ):
-            scope["app"] = self
-            await self.graphql_socket(scope, receive, send)
-            return
+        if scope["path"] == "/graphql":
+            kind = scope["type"]
+            if kind == "websocket" and self.graphql_socket is not None:
+                scope["app"] = self
+                await self.graphql_socket(scope, receive, send)
+                return
+            if kind == "http" and scope["method"] == "POST" and self.graphql_post is not None:
+                scope["app"] = self
+                await self.graphql_post(scope, receive, send)
+                return
         await super().__call__(scope, receive, send)
 
 
@@ -304,6 +313,17 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             await asyncio.gather(sweeper, return_exceptions=True)
             await services.stop()
 
+    http_middleware = [
+        Middleware(SecurityHeaders),
+        Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+        Middleware(
+            CORSMiddleware,
+            allow_origins=list(settings.allowed_origins),
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=list(settings.cors_allow_headers),
+            max_age=600,
+        ),
+    ]
     app = SpadesApp(
         routes=[
             Route("/healthz", healthz),
@@ -314,22 +334,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             # Last: the web client's catch-all (its files, and index.html for its routes).
             *web_routes(Path(settings.web_dist) if settings.web_dist else None),
         ],
-        middleware=[
-            Middleware(SecurityHeaders),
-            Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
-            Middleware(
-                CORSMiddleware,
-                allow_origins=list(settings.allowed_origins),
-                allow_methods=["GET", "POST", "OPTIONS"],
-                allow_headers=list(settings.cors_allow_headers),
-                max_age=600,
-            ),
-        ],
+        middleware=http_middleware,
         lifespan=lifespan,
     )
     app.state.services = services
     app.state.guards = guards
     app.graphql_socket = graphql
+    app.graphql_post = wrapped(graphql, http_middleware)
+    return app
+
+
+def wrapped(app: ASGIApp, middleware: Sequence[Middleware]) -> ASGIApp:
+    """`app` inside `middleware`, the first outermost (as Starlette stacks them)."""
+    for cls, args, kwargs in reversed(middleware):
+        app = cls(app, *args, **kwargs)
     return app
 
 

@@ -127,6 +127,31 @@ async def test_an_oversized_body_is_payload_too_large(server: LiveServer) -> Non
     assert (answer.status_code, code(answer)) == (413, "PAYLOAD_TOO_LARGE")
 
 
+async def test_a_post_gets_the_headers_of_every_response_and_cors(server: LiveServer) -> None:
+    # A POST to /graphql (every move) skips starlette's router and error middlewares: it
+    # must still pass the security headers and CORS middlewares.
+    headers = {"origin": "http://app.example", "content-type": "application/json"}
+    async with httpx.AsyncClient(timeout=10) as http:
+        answers = [
+            await http.post(server.http_url, content=body, headers=headers)
+            for body in ('{"query": "{ __typename }"}', '{"query": "{ nope }"}', "not json")
+        ]
+    assert [a.status_code for a in answers] == [200, 200, 400]
+    for answer in answers:
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "no-referrer"
+        assert answer.headers["access-control-allow-origin"] == "*"
+        assert "content-security-policy" not in answer.headers  # not an HTML page
+
+
+async def test_other_methods_on_graphql_still_answer_as_before(server: LiveServer) -> None:
+    async with httpx.AsyncClient(timeout=10) as http:
+        assert (
+            await http.put(server.http_url, json={"query": "{ __typename }"})
+        ).status_code == 405
+        assert (await http.get(server.http_url, params={"query": "{ __typename }"})).is_success
+
+
 async def test_a_mutation_over_get_is_405_and_a_wrong_content_type_415(server: LiveServer) -> None:
     async with httpx.AsyncClient(timeout=10) as http:
         get = await http.get(server.http_url, params={"query": "mutation { signOut }"})
