@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.models import MoveRow, TableRow
 from app.store.postgres_writer import PostgresMoveWriter
-from app.store.sqlite_writer import CHECKPOINT_EVERY, SqliteMoveWriter
+from app.store.sqlite_writer import SqliteMoveWriter
 from app.store.writers import MOVE_COLUMNS, TABLE_COLUMNS, MoveWriter
 from tests.store.databases import database_url, migrated_with_players
 from tests.support.server import free_port
@@ -135,71 +134,6 @@ async def test_a_duplicate_log_row_rolls_the_whole_move_back(db: Database) -> No
     assert await stored(db, "t1") == (2, 1)  # the row update was rolled back too
     # The connection is usable afterwards (no transaction left open).
     assert await writer.version("t1") == 2
-
-
-@pytest.fixture
-async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
-    """A migrated SQLite file with four players (what its writer alone does)."""
-    database = Database(await migrated_with_players(database_url(tmp_path / "s.db"), PLAYERS))
-    yield database
-    await database.dispose()
-
-
-def sqlite_path(db: Database) -> str:
-    writer = db.move_writer
-    assert isinstance(writer, SqliteMoveWriter)
-    return writer.path
-
-
-async def test_a_sqlite_move_waits_on_its_thread_while_another_connection_writes(
-    sqlite_db: Database,
-) -> None:
-    db = sqlite_db
-    # The loop's own connection never waits (it would stop the server): a locked database
-    # sends the move to the writer thread, which waits with the busy timeout.
-    ledger = Ledger(db, MemoryBroker())
-    table = await started(ledger)
-    writer = db.move_writer
-    assert writer is not None
-    other = sqlite3.connect(sqlite_path(db), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-    try:
-        change = next_move(table)
-        commit = asyncio.create_task(
-            writer.commit("t1", 2, values(change.steps[-1].table), repo.move_rows("t1", change.log))
-        )
-        await asyncio.sleep(0.3)
-        assert not commit.done()  # waiting, not failed, and the loop still runs
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    assert await commit is True
-    assert await stored(db, "t1") == (3, 2)
-
-
-async def test_sqlite_moves_hand_their_checkpoints_to_the_thread(sqlite_db: Database) -> None:
-    db = sqlite_db
-    ledger = Ledger(db, MemoryBroker())
-    table = await started(ledger)
-    writer = db.move_writer
-    assert isinstance(writer, SqliteMoveWriter)
-    for _ in range(CHECKPOINT_EVERY + 5):
-        if table.game is None or table.game.turn is None:
-            break
-        _, table = await ledger.change("t1", next_move)
-    else:
-        await asyncio.sleep(0.1)
-    # Moves get scarce when a game ends: fill up with version-only writes if needed.
-    for expected in range(table.version, table.version + CHECKPOINT_EVERY + 5):
-        if writer.checkpoints:
-            break
-        assert await writer.commit("t1", expected, {**values(table), "version": expected + 1}, [])
-        await asyncio.sleep(0)
-    for _ in range(100):
-        if writer.checkpoints:
-            break
-        await asyncio.sleep(0.01)
-    assert writer.checkpoints >= 1
 
 
 async def test_an_unreachable_database_is_an_outage_not_a_crash(tmp_path: Path) -> None:
