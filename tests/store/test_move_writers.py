@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -134,6 +135,46 @@ async def test_a_duplicate_log_row_rolls_the_whole_move_back(db: Database) -> No
     assert await stored(db, "t1") == (2, 1)  # the row update was rolled back too
     # The connection is usable afterwards (no transaction left open).
     assert await writer.version("t1") == 2
+
+
+@pytest.fixture
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A migrated SQLite file with four players (what its writer alone does)."""
+    database = Database(await migrated_with_players(database_url(tmp_path / "s.db"), PLAYERS))
+    yield database
+    await database.dispose()
+
+
+def sqlite_path(db: Database) -> str:
+    writer = db.move_writer
+    assert isinstance(writer, SqliteMoveWriter)
+    return writer.path
+
+
+async def test_a_sqlite_move_waits_while_another_connection_writes(
+    sqlite_db: Database,
+) -> None:
+    db = sqlite_db
+    # Another process's transaction: the writer thread waits with the busy timeout (the
+    # event loop does not), then commits.
+    ledger = Ledger(db, MemoryBroker())
+    table = await started(ledger)
+    writer = db.move_writer
+    assert writer is not None
+    other = sqlite3.connect(sqlite_path(db), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    try:
+        change = next_move(table)
+        commit = asyncio.create_task(
+            writer.commit("t1", 2, values(change.steps[-1].table), repo.move_rows("t1", change.log))
+        )
+        await asyncio.sleep(0.3)
+        assert not commit.done()  # waiting, not failed, and the loop still runs
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert await commit is True
+    assert await stored(db, "t1") == (3, 2)
 
 
 async def test_an_unreachable_database_is_an_outage_not_a_crash(tmp_path: Path) -> None:
