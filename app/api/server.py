@@ -233,7 +233,8 @@ class SpadesApp(Starlette):
     graphql_post: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["path"] == "/graphql":
+        # Lifespan scopes have no path.
+        if scope.get("path") == "/graphql":
             kind = scope["type"]
             if kind == "websocket" and self.graphql_socket is not None:
                 scope["app"] = self

@@ -3,6 +3,7 @@ response with its code and status, persisted queries, and CORS for common header
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from typing import Any
@@ -285,3 +286,27 @@ async def test_the_cors_headers_follow_their_setting(tmp_path: Any) -> None:
             assert await preflight("sentry-trace") == 400
     finally:
         live.stop()
+
+
+async def test_the_app_runs_its_lifespan(tmp_path: Any) -> None:
+    # uvicorn's lifespan "auto" only logs an app that fails a lifespan scope and serves
+    # on without its services started: the routing in front (app/api/server.py
+    # SpadesApp) must pass a lifespan scope (it has no path) to starlette.
+    from app.api.server import create_app
+    from app.settings import Settings
+    from app.store.migrate import upgrade
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
+    await asyncio.to_thread(upgrade, url)
+    app = create_app(Settings(database_url=url))
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[str] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message["type"])
+
+    await app({"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}, receive, send)
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
