@@ -11,6 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from app.api.server import create_app
+from app.settings import Settings
+from app.store.migrate import upgrade
 from tests.support.server import LiveServer
 
 from .clients import run_node
@@ -292,10 +295,6 @@ async def test_the_app_runs_its_lifespan(tmp_path: Any) -> None:
     # uvicorn's lifespan "auto" only logs an app that fails a lifespan scope and serves
     # on without its services started: the routing in front (app/api/server.py
     # SpadesApp) must pass a lifespan scope (it has no path) to starlette.
-    from app.api.server import create_app
-    from app.settings import Settings
-    from app.store.migrate import upgrade
-
     url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
     await asyncio.to_thread(upgrade, url)
     app = create_app(Settings(database_url=url))
