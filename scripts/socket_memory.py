@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import secrets
 import signal
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -51,8 +53,8 @@ class ProbedServer(ServerProcess):
         )
         self.out = out
 
-    async def snapshot(self) -> tracemalloc.Snapshot:
-        """Ask for a snapshot and load it."""
+    async def snapshot(self) -> tuple[tracemalloc.Snapshot, dict[str, list[int]]]:
+        """Ask for a snapshot and load it, with the census of objects by type."""
         self.out.unlink(missing_ok=True)
         assert self.process is not None
         self.process.send_signal(signal.SIGUSR1)
@@ -61,13 +63,14 @@ class ProbedServer(ServerProcess):
             if time.monotonic() > deadline:
                 raise RuntimeError("no snapshot from the server")
             await asyncio.sleep(0.1)
-        return tracemalloc.Snapshot.load(str(self.out))
+        census = json.loads(self.out.with_suffix(".census.json").read_text())
+        return tracemalloc.Snapshot.load(str(self.out)), census
 
 
 def site(trace_frames: tracemalloc.Traceback, group: str) -> str:
     """Where an allocation is charged: its innermost frame, and when that is in the
     standard library (asyncio, ssl...) the innermost frame outside it that led there."""
-    frames = list(trace_frames)  # innermost first
+    frames = list(reversed(trace_frames))  # a Traceback is oldest first: innermost first
     stdlib = os.path.dirname(os.__file__)
 
     def name(frame: tracemalloc.Frame) -> str:
@@ -92,6 +95,15 @@ def short(path: str) -> str:
     return path
 
 
+async def open_sockets(slot: TableSlot, args: argparse.Namespace) -> None:
+    """The table's four sockets, each subscribed to the table (unless --unsubscribed)."""
+    if not args.unsubscribed:
+        await slot.connect()
+        return
+    for seat in slot.seats:
+        await seat.open(slot.ws_urls[seat.index])
+
+
 async def measure(args: argparse.Namespace, server: ProbedServer) -> None:
     stats = Stats()
     api = Api(server.url, pool=8)
@@ -104,23 +116,29 @@ async def measure(args: argparse.Namespace, server: ProbedServer) -> None:
         await bounded_gather([s.sign_up for s in slots], 8, "sign-ups", True)
         await bounded_gather([s.new_table for s in slots], 16, "tables", True)
         await asyncio.sleep(1.0)
-        before = await server.snapshot()
-        await bounded_gather([s.connect for s in slots], 16, "sockets", True)
+        before, census_before = await server.snapshot()
+        await bounded_gather([partial(open_sockets, s, args) for s in slots], 16, "sockets", True)
         await asyncio.sleep(2.0)
-        after = await server.snapshot()
+        after, census_after = await server.snapshot()
     finally:
         await asyncio.gather(*(s.close() for s in slots), return_exceptions=True)
         await api.close()
     sockets = 4 * len(slots)
     totals: dict[str, list[int]] = {}
+    stacks: dict[str, dict[str, list[int]]] = {}
     for stat in after.compare_to(before, "traceback"):
         key = site(stat.traceback, args.group)
         entry = totals.setdefault(key, [0, 0])
         entry[0] += stat.size_diff
         entry[1] += stat.count_diff
+        stack = " < ".join(short(f"{f.filename}:{f.lineno}") for f in reversed(stat.traceback))
+        entry = stacks.setdefault(key, {}).setdefault(stack, [0, 0])
+        entry[0] += stat.size_diff
+        entry[1] += stat.count_diff
     total = sum(size for size, _ in totals.values())
     count = sum(n for _, n in totals.values())
-    print(f"sockets:            {sockets} (one gameUpdates subscription each, no moves)")
+    subscribed = "no subscription" if args.unsubscribed else "one gameUpdates subscription"
+    print(f"sockets:            {sockets} ({subscribed} each, no moves)")
     print(
         f"live allocations:   {total / sockets / 1024:.1f} KiB and {count / sockets:.0f} "
         "blocks per socket (tracemalloc)"
@@ -128,6 +146,24 @@ async def measure(args: argparse.Namespace, server: ProbedServer) -> None:
     print(f"by place ({args.group}), KiB per socket:")
     for key, (size, n) in sorted(totals.items(), key=lambda item: -item[1][0])[: args.top]:
         print(f"  {size / sockets / 1024:7.2f} KiB {n / sockets:6.1f} blocks  {key}")
+        for stack, (size, n) in sorted(stacks[key].items(), key=lambda item: -item[1][0])[
+            : args.stacks
+        ]:
+            print(f"      {size / sockets / 1024:7.2f} KiB {n / sockets:6.1f} blocks  {stack}")
+    print_census(census_before, census_after, sockets, args.top)
+
+
+def print_census(
+    before: dict[str, list[int]], after: dict[str, list[int]], sockets: int, top: int
+) -> None:
+    """The objects the collector tracks that the sockets added, by type, per socket."""
+    added = {
+        kind: (count - before.get(kind, [0, 0])[0], size - before.get(kind, [0, 0])[1])
+        for kind, (count, size) in after.items()
+    }
+    print("by type (objects the collector tracks, sys.getsizeof), per socket:")
+    for kind, (count, size) in sorted(added.items(), key=lambda item: -item[1][1])[:top]:
+        print(f"  {size / sockets / 1024:7.2f} KiB {count / sockets:6.1f} objects  {kind}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,6 +172,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=50, help="4 sockets each")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--group", choices=("file", "line"), default="file")
+    parser.add_argument(
+        "--unsubscribed",
+        action="store_true",
+        help="sockets acknowledged but not subscribed (what the connection alone costs)",
+    )
+    parser.add_argument(
+        "--stacks", type=int, default=0, help="under each place, its N largest full stacks"
+    )
     parser.add_argument(
         "--start-timeout",
         type=float,

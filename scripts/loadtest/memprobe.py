@@ -7,6 +7,7 @@ it measures whichever build `app` is installed from."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import signal
 import sys
@@ -17,12 +18,55 @@ from types import FrameType
 FRAMES = 8  # enough to see who allocated under library code
 
 
+def _owners(objects: list[object]) -> dict[int, str]:
+    """Who holds each object that another object refers to: id -> the holder's class.
+    (By gc.get_referents: reading `__dict__` would create the dicts that CPython keeps
+    inline until then, and so change what is measured.)"""
+    owners: dict[int, str] = {}
+    for obj in objects:
+        holder = type(obj)
+        if holder.__module__ == "builtins" or isinstance(obj, type):
+            continue
+        name = holder.__qualname__
+        for referent in gc.get_referents(obj):
+            owners.setdefault(id(referent), name)
+    return owners
+
+
+def _kind(obj: object, owners: dict[int, str]) -> str:
+    """A census key: the type, with the code of a coroutine or generator and the owner of a
+    container or an object held as an attribute."""
+    kind = type(obj)
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    code = getattr(obj, "cr_code", None) or getattr(obj, "ag_code", None)
+    code = code or getattr(obj, "gi_code", None)
+    if code is not None:
+        return f"{name} {code.co_qualname}"
+    owner = owners.get(id(obj))
+    return f"{name} in {owner}" if owner is not None else name
+
+
+def census() -> dict[str, list[int]]:
+    """The objects the collector tracks, by kind (`_kind`): [count, bytes by
+    sys.getsizeof]. It names what the allocation sites cannot (a frame, a task, a dict of
+    which class)."""
+    objects = gc.get_objects()
+    owners = _owners(objects)
+    counts: dict[str, list[int]] = {}
+    for obj in objects:
+        entry = counts.setdefault(_kind(obj, owners), [0, 0])
+        entry[0] += 1
+        entry[1] += sys.getsizeof(obj)
+    return counts
+
+
 def snapshot(_signum: int, _frame: FrameType | None) -> None:
-    """Collect, then dump a snapshot of what lives now."""
+    """Collect, then dump a census and a snapshot of what lives now."""
     gc.collect()
     out = Path(os.environ["SPADES_MEMPROBE_OUT"])
     temporary = out.with_suffix(".tmp")
     tracemalloc.take_snapshot().dump(str(temporary))
+    out.with_suffix(".census.json").write_text(json.dumps(census()))
     temporary.replace(out)
 
 
