@@ -94,6 +94,31 @@ def client_ip(info: Info[Context, None]) -> str:
     return client.host if client is not None else "unknown"
 
 
+class SubscriptionSlot:
+    """One of the caller's live-subscription slots, counted in a gauge, held until
+    `release` (a subscription that parks keeps it with no frame to hold a `with`)."""
+
+    __slots__ = ("_gauge", "_guards", "_player_id")
+
+    def __init__(self, info: Info[Context, None], gauge: Any) -> None:
+        player = info.context.player
+        if player is None:
+            raise RuleError(ErrorCode.UNAUTHENTICATED, "sign in first")
+        guards = info.context.guards
+        guards.take_subscription(player.id)
+        gauge.inc()
+        self._guards: Guards | None = guards
+        self._player_id = player.id
+        self._gauge = gauge
+
+    def release(self) -> None:
+        """Give the slot back (once)."""
+        guards, self._guards = self._guards, None
+        if guards is not None:
+            guards.give_back_subscription(self._player_id)
+            self._gauge.dec()
+
+
 @contextlib.contextmanager
 def subscription_slot(info: Info[Context, None]) -> Iterator[None]:
     """Hold one of the caller's live-subscription slots for the life of a subscription

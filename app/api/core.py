@@ -25,6 +25,7 @@ from app.services.tables import LobbyFilter as ServiceLobbyFilter
 
 from .context import (
     Context,
+    SubscriptionSlot,
     client_ip,
     require_player,
     require_viewer,
@@ -33,7 +34,7 @@ from .context import (
 )
 from .enums import GameEvent, LobbyEvent
 from .errors import translate_errors
-from .lean import live_sink
+from .lean import LIVE_OPERATION, live_sink
 from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
 from .sharing import shared_payload
 from .tables import Table, message_view, viewer_game
@@ -326,12 +327,22 @@ class CoreSubscription:
     async def game_updates(
         self, info: InfoT, table_id: strawberry.ID, since: int | None = strawberry.UNSET
     ) -> AsyncGenerator[GameUpdate, None]:
-        viewer = await require_viewer(info)
-        after = since if isinstance(since, int) else None
-        # Over a WebSocket, live changes are written by the table's feed (app/api/lean.py).
-        sink = live_sink(info._raw_info, viewer.id, partial(_game_update, viewer=viewer))
-        stream = services_of(info).streams.game_updates(viewer, str(table_id), after, sink)
-        with subscription_slot(info), SUBSCRIPTIONS.labels("game").track_inprogress():
+        live = LIVE_OPERATION.get()
+        parked = live.unpark() if live is not None else None
+        streams = services_of(info).streams
+        if parked is None:
+            viewer = await require_viewer(info)
+            after = since if isinstance(since, int) else None
+            # Over a WebSocket, live changes are written by the table's feed
+            # (app/api/lean.py).
+            build = partial(_game_update, viewer=viewer)
+            sink = live_sink(info._raw_info, viewer.id, build, live)
+            stream = streams.game_updates(viewer, str(table_id), after, sink)
+            held = SubscriptionSlot(info, SUBSCRIPTIONS.labels("game"))
+        else:  # the same operation run again to take on its parked stream
+            viewer, held = parked.viewer, cast(SubscriptionSlot, parked.held)
+            stream = streams.resume(parked.stream)
+        try:
             async for message in stream:
                 if message.committed_at:  # a live change, seen by every subscriber
                     FANOUT.observe(max(0.0, time.time() - message.committed_at))
@@ -342,6 +353,10 @@ class CoreSubscription:
                 yield update
                 # An idle subscription keeps nothing of its last update alive.
                 del update, message
+        finally:
+            # Parked (app/services/live/followed.py): the slot stays held until the end.
+            if live is None or not live.keep(held, viewer):
+                held.release()
 
     @strawberry.subscription(description="lobby changes of tables the subscriber may see")
     @translate_errors

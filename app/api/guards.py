@@ -60,6 +60,14 @@ class Guards:
     @contextlib.contextmanager
     def subscription(self, player_id: str) -> Iterator[None]:
         """Hold one of the player's subscription slots; RATE_LIMITED when none is left."""
+        self.take_subscription(player_id)
+        try:
+            yield
+        finally:
+            self.give_back_subscription(player_id)
+
+    def take_subscription(self, player_id: str) -> None:
+        """Take one of the player's subscription slots; RATE_LIMITED when none is left."""
         count = self._subscriptions.get(player_id, 0)
         if count >= self.subscriptions_per_player:
             raise RuleError(
@@ -67,14 +75,14 @@ class Guards:
                 f"at most {self.subscriptions_per_player} live subscriptions per player",
             )
         self._subscriptions[player_id] = count + 1
-        try:
-            yield
-        finally:
-            left = self._subscriptions.get(player_id, 1) - 1
-            if left > 0:
-                self._subscriptions[player_id] = left
-            else:
-                self._subscriptions.pop(player_id, None)
+
+    def give_back_subscription(self, player_id: str) -> None:
+        """Give back a slot `take_subscription` took."""
+        left = self._subscriptions.get(player_id, 1) - 1
+        if left > 0:
+            self._subscriptions[player_id] = left
+        else:
+            self._subscriptions.pop(player_id, None)
 
     async def close_token(self, token_hash: str, reason: str = "token revoked") -> None:
         """Close every connection signed in with this token."""

@@ -16,12 +16,14 @@ through the normal path.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, cast
 
-from graphql import DocumentNode, GraphQLResolveInfo
+from graphql import DocumentNode, GraphQLResolveInfo, GraphQLSchema, OperationDefinitionNode
 from graphql.execution.executor import Executor
 from graphql.pyutils import is_awaitable
 
@@ -44,13 +46,65 @@ _FRAMES = "live frames"  # the key of the frame memo in GameMessage.views
 
 
 @dataclass(slots=True, eq=False)
+class Parked:
+    """What a parked `gameUpdates` operation holds between its runs: the service's
+    followed stream, and the resolver's own (its subscription slot) with its viewer."""
+
+    stream: Any  # app/services/live/followed.py: FollowedStream
+    held: Any = None  # app/api/context.py: SubscriptionSlot
+    viewer: Any = None
+
+
+@dataclass(slots=True, eq=False)
 class LiveOperation:
-    """A WebSocket operation that can receive live updates written for it."""
+    """A WebSocket operation that can receive live updates written for it.
+
+    Where its protocol handler can run it again (`restart`), a `gameUpdates` operation
+    with nothing to do parks (app/services/live/followed.py): its task ends without
+    completing it, `parked` keeps what it holds, and a change handed back restarts it."""
 
     writer: SocketWriter
     id: str
     kind: str  # the result message's type: "next" (graphql-transport-ws) or "data"
     closed: bool = False  # completed or stopped: nothing more is written for it
+    restart: Callable[[], None] | None = None
+    parked: Parked | None = None
+    runs: int = 0  # how many times its handler ran it (a run ends it only if the last)
+
+    def park(self, stream: Any) -> bool:
+        """Hold the followed stream with no task; False where it cannot be restarted."""
+        if self.closed or self.restart is None or self.parked is not None:
+            return False
+        self.parked = Parked(stream)
+        return True
+
+    def keep(self, held: Any, viewer: Any) -> bool:
+        """The resolver's part, kept while parked; False: not parked, release it."""
+        if self.parked is None or self.closed:
+            return False
+        self.parked.held, self.parked.viewer = held, viewer
+        return True
+
+    def unpark(self) -> Parked | None:
+        """What a parked operation held, for the run that resumes it (None: not parked)."""
+        parked, self.parked = self.parked, None
+        return parked
+
+    def wake(self) -> None:
+        """A change was handed back to the parked stream: run the operation again."""
+        if not self.closed and self.parked is not None and self.restart is not None:
+            self.restart()
+
+    def release(self) -> None:
+        """The operation ended: nothing more is written, and what it held while parked
+        is let go."""
+        self.closed = True
+        self.restart = None
+        parked, self.parked = self.parked, None
+        if parked is not None:
+            parked.stream.close()
+            if parked.held is not None:
+                parked.held.release()
 
 
 # Set by the protocol handlers for the task that runs one operation.
@@ -63,6 +117,7 @@ class LiveSink:
     __slots__ = (
         "_build",
         "_executor",
+        "_executor_of",
         "_key",
         "_live",
         "_operation",
@@ -73,21 +128,39 @@ class LiveSink:
 
     def __init__(
         self,
-        executor: Executor[Any],
         live: LiveOperation,
         viewer_id: str,
         build: Callable[[GameMessage], Any],
+        operation: OperationDefinitionNode,
+        variables: dict[str, Any] | None,
+        executor_of: Callable[[], Executor[Any] | None],
     ) -> None:
-        variables = executor.variable_values.coerced
-        self._executor = executor
-        self._operation = executor.operation
+        self._operation = operation
         self._live = live
         self._viewer_id = viewer_id
         self._build = build
-        self._plan: Plan | None = compile_plan(executor)
+        # The executor is built only if the plan cannot answer (most subscriptions never):
+        # one per idle subscription would be ~1 KiB of its memory.
+        self._executor: Executor[Any] | None = None
+        self._executor_of = executor_of
         self._prefix = message_prefix(live.id, live.kind)  # the same for all its frames
         shape = repr(sorted(variables.items())) if variables else ""
-        self._key = (id(executor.operation), shape, live.kind, live.id)
+        self._plan: Plan | None = _plan_of(operation, shape, executor_of)
+        self._key = (id(operation), shape, live.kind, live.id)
+
+    def _executor_when_needed(self) -> Executor[Any] | None:
+        executor = self._executor
+        if executor is None:
+            executor = self._executor = self._executor_of()
+        return executor
+
+    def park(self, stream: Any) -> bool:
+        """Hold the followed stream while it waits (LiveOperation.park)."""
+        return self._live.park(stream)
+
+    def wake(self) -> None:
+        """Run the parked operation again (LiveOperation.wake)."""
+        self._live.wake()
 
     def __call__(self, message: GameMessage) -> bool:
         live = self._live
@@ -119,7 +192,10 @@ class LiveSink:
             planned = planned_shared(payload, self._operation, shape, lambda: plan.run(payload))
             if planned is not None:
                 return self._encoded(planned)
-        result = self._executor.build_per_event_executor(payload).execute_operation()
+        executor = self._executor_when_needed()
+        if executor is None:
+            return None
+        result = executor.build_per_event_executor(payload).execute_operation()
         if is_awaitable(result):
             close = getattr(result, "close", None)
             if close is not None:
@@ -135,22 +211,56 @@ class LiveSink:
 
 
 def live_sink(
-    info: GraphQLResolveInfo[Any], viewer_id: str, build: Callable[[GameMessage], Any]
+    info: GraphQLResolveInfo[Any],
+    viewer_id: str,
+    build: Callable[[GameMessage], Any],
+    live: LiveOperation | None,
 ) -> LiveSink | None:
     """The sink of the subscription being resolved, if it runs over a WebSocket that can
-    take frames written for it; else None (it streams through the normal path)."""
-    live = LIVE_OPERATION.get()
+    take frames written for it (`live`, LIVE_OPERATION); else None (it streams through
+    the normal path)."""
     if live is None or live.closed:
         return None
+    variables = dict(cast(dict[str, Any], info.variable_values))  # the coerced values
     document = DocumentNode(definitions=(info.operation, *info.fragments.values()))
-    executor = Executor.build(
-        info.schema,
-        document,
-        None,
-        info.context,
-        dict(cast(dict[str, Any], info.variable_values)),  # the coerced values
-        info.operation.name.value if info.operation.name else None,
-    )
-    if isinstance(executor, list):  # cannot happen for a validated operation
-        return None
-    return LiveSink(executor, live, viewer_id, build)
+    name = info.operation.name.value if info.operation.name else None
+    # The pieces, not the resolve info (which holds this execution's own state).
+    executor_of = partial(_executor, info.schema, document, info.context, variables, name)
+    return LiveSink(live, viewer_id, build, info.operation, variables, executor_of)
+
+
+def _executor(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    context: Any,
+    variables: dict[str, Any],
+    name: str | None,
+) -> Executor[Any] | None:
+    executor = Executor.build(schema, document, None, context, variables, name)
+    return None if isinstance(executor, list) else executor  # a list: cannot happen here
+
+
+# Compiled plans by operation (its parsed node, shared by every subscriber that sent the
+# same text: app/api/operations.py, DocumentCache) and variables: one per document, not
+# one per subscription.
+_PLANS: OrderedDict[tuple[int, str], tuple[OperationDefinitionNode, Plan | None]] = OrderedDict()
+PLANS_CACHED = 256
+
+
+def _plan_of(
+    operation: OperationDefinitionNode,
+    shape: str,
+    executor_of: Callable[[], Executor[Any] | None],
+) -> Plan | None:
+    """The compiled plan of `operation` under variables `shape` (None: it has none)."""
+    key = (id(operation), shape)
+    entry = _PLANS.get(key)
+    if entry is not None and entry[0] is operation:  # an id is only trusted with its node
+        _PLANS.move_to_end(key)
+        return entry[1]
+    executor = executor_of()
+    plan = compile_plan(executor) if executor is not None else None
+    _PLANS[key] = (operation, plan)
+    if len(_PLANS) > PLANS_CACHED:
+        _PLANS.popitem(last=False)
+    return plan

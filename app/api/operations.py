@@ -32,6 +32,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 from strawberry.types.graphql import OperationType
 
+from .lean import LIVE_OPERATION
 from .metrics import REQUESTS, count_errors
 from .transport.refusals import RefusalCode, parse_error_code, tag
 
@@ -177,7 +178,9 @@ class Operations(SchemaExtension):
         self._counted = True
         operation_type = self.execution_context.operation_type
         self._subscription = operation_type is OperationType.SUBSCRIPTION
-        REQUESTS.labels(operation_type.value).inc()
+        live = LIVE_OPERATION.get()
+        if live is None or live.parked is None:  # a parked operation run again is no new one
+            REQUESTS.labels(operation_type.value).inc()
         yield
 
     def on_stream_result(self, result: Any) -> Iterator[None]:

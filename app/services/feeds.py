@@ -72,6 +72,16 @@ class Sink(Protocol):
 
     def __call__(self, message: GameMessage) -> bool: ...
 
+    def park(self, stream: Any) -> bool:
+        """Hold `stream` (a followed subscription with nothing to do until a change is
+        handed back) with no task waiting for it; False: the transport cannot, so the
+        stream waits in its task."""
+        ...
+
+    def wake(self) -> None:
+        """A change was handed back to the parked stream: run it again."""
+        ...
+
 
 def access_key(table: TableSnapshot) -> tuple[Any, ...]:
     """What the access rules read of a table (app/services/access.py, `relation`): while
@@ -200,9 +210,10 @@ class TableFeed:
         if handback is not None and not handback.done():
             handback.set_result(message)
 
-    async def follow(self, follower: Follower) -> Any:
-        """Follow the table until a change is handed back: that change, RESYNC, or None
-        when the follower's social graph changed."""
+    def attach(self, follower: Follower) -> asyncio.Future[Any]:
+        """Follow the table from now on: the future is done when a change is handed back
+        (that change, RESYNC, or None when the follower's social graph changed), maybe
+        at once (what came while the follower was away)."""
         handback = follower.handback = asyncio.get_running_loop().create_future()
         if follower.resyncs != self.resyncs:  # one came while it was away: catch up first
             self._hand_back(follower, RESYNC)
@@ -217,11 +228,22 @@ class TableFeed:
                 key = self._key if latest else access_key(message.table)
                 if not self._offer(follower, message, key):  # type: ignore[arg-type]
                     break
+        return handback
+
+    def detach(self, follower: Follower) -> None:
+        """Stop following (what `attach` started), whatever is pending."""
+        self.followers.pop(follower, None)
+        handback, follower.handback = follower.handback, None
+        if handback is not None and not handback.done():
+            handback.cancel()
+
+    async def follow(self, follower: Follower) -> Any:
+        """Follow the table until a change is handed back: that change, RESYNC, or None
+        when the follower's social graph changed."""
         try:
-            return await handback
+            return await self.attach(follower)
         finally:
-            self.followers.pop(follower, None)
-            follower.handback = None
+            self.detach(follower)
 
     def social_changed(self, follower: Follower) -> None:
         """The follower's player's social graph changed: recheck through the stream."""
@@ -260,10 +282,9 @@ class Feeds:
         # wrote it to some follower (the fan-out latency metric); set before feeds exist.
         self.on_fanout: Callable[[float], None] | None = None
 
-    @contextlib.asynccontextmanager
-    async def table(self, table_id: str, channel: str) -> AsyncIterator[TableFeed]:
+    async def hold_table(self, table_id: str, channel: str) -> TableFeed:
         """The table's feed, subscribed to `channel` before this returns (nothing
-        published after it is lost), for as long as the caller holds it."""
+        published after it is lost), until `release_table`."""
         feed = self.tables.get(table_id)
         if feed is None:
             feed = self.tables[table_id] = TableFeed(table_id, self.check, self.observe)
@@ -277,17 +298,32 @@ class Feeds:
                     subscription.listen(feed.receive)
                 else:  # another holder subscribed meanwhile
                     subscription.close()
-            yield feed
-        finally:
-            feed.holders -= 1
-            if feed.holders == 0:
-                del self.tables[table_id]
-                if feed.subscription is not None:
-                    feed.subscription.close()
+        except BaseException:
+            self.release_table(feed)
+            raise
+        return feed
+
+    def release_table(self, feed: TableFeed) -> None:
+        """One holder less; the last one closes the feed's subscription."""
+        feed.holders -= 1
+        if feed.holders == 0:
+            if self.tables.get(feed.table_id) is feed:
+                del self.tables[feed.table_id]
+            if feed.subscription is not None:
+                feed.subscription.close()
 
     @contextlib.asynccontextmanager
-    async def player(self, follower: Follower, feed: TableFeed) -> AsyncIterator[None]:
-        """Watch the follower's player's channel (its social changes) while held."""
+    async def table(self, table_id: str, channel: str) -> AsyncIterator[TableFeed]:
+        """The table's feed (`hold_table`) for as long as the caller holds it."""
+        feed = await self.hold_table(table_id, channel)
+        try:
+            yield feed
+        finally:
+            self.release_table(feed)
+
+    async def watch_player(self, follower: Follower, feed: TableFeed) -> None:
+        """Watch the follower's player's channel (its social changes) until
+        `unwatch_player`."""
         player_id = follower.viewer.id
         watch = self.players.get(player_id)
         if watch is None:
@@ -301,10 +337,27 @@ class Feeds:
                     subscription.listen(watch.receive)
                 else:
                     subscription.close()
+        except BaseException:
+            self.unwatch_player(follower, player_id)
+            raise
+
+    def unwatch_player(self, follower: Follower, player_id: str) -> None:
+        """The follower no longer watches its player's channel (`watch_player`)."""
+        watch = self.players.get(player_id)
+        if watch is None:
+            return
+        watch.followers.pop(follower, None)
+        if not watch.followers:
+            del self.players[player_id]
+            if watch.subscription is not None:
+                watch.subscription.close()
+
+    @contextlib.asynccontextmanager
+    async def player(self, follower: Follower, feed: TableFeed) -> AsyncIterator[None]:
+        """Watch the follower's player's channel (`watch_player`) while held."""
+        player_id = follower.viewer.id
+        await self.watch_player(follower, feed)
+        try:
             yield
         finally:
-            watch.followers.pop(follower, None)
-            if not watch.followers:
-                self.players.pop(player_id, None)
-                if watch.subscription is not None:
-                    watch.subscription.close()
+            self.unwatch_player(follower, player_id)

@@ -16,8 +16,9 @@ from app.store import tables as repo
 from .access import can_see, can_watch
 from .codec import REMATCH_ENTRIES, entry_move
 from .events import GameEvent, LobbyEvent
-from .feeds import Feeds, Follower, Sink
+from .feeds import Feeds, Sink
 from .ledger import LOBBY_CHANNEL, Ledger, game_channel
+from .live.followed import FollowedStream, PresenceCount
 from .live.presence import PresenceMessage, PresenceService, SeatPresence, presence_channel
 from .model import NO_AWAY, GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
 from .play.rematch import replayed_rematch
@@ -47,6 +48,18 @@ _TABLE_EVENTS = {
     "release": GameEvent.PLAYER_REPLACED,
     "close": GameEvent.TABLE_CLOSED,
 }
+
+
+async def _placed(
+    count: PresenceCount, updates: AsyncGenerator[GameMessage, None]
+) -> AsyncIterator[GameMessage]:
+    """`updates`, placing the subscriber (presence) after each change that may seat or
+    unseat them."""
+    async with contextlib.aclosing(updates) as stream:
+        async for message in stream:
+            if message.event in _SEATING_EVENTS:
+                await count.place(message.table)
+            yield message
 
 
 class Streams:
@@ -79,40 +92,40 @@ class Streams:
     async def game_updates(
         self, viewer: Viewer, table_id: str, since: int | None, sink: Sink | None = None
     ) -> AsyncIterator[GameMessage]:
-        """`_game_updates` (with a `sink`, its live phase follows the table's feed, and the
-        updates the sink writes are not yielded: app/services/feeds.py), counting the
-        subscriber as connected to the table (presence) from the moment the stream is set
-        up to its end, while they are one of its players (seated, or its away player): a
-        spectator's watching is no seat's connection, and one who sits down while
-        watching is connected from then on."""
-        counted = False
-
-        async def place(table: TableSnapshot) -> None:
-            nonlocal counted
-            if self.presence is None:
-                return
-            player = table.seat_of(viewer.id) is not None or table.away_seat(viewer.id) is not None
-            if player and not counted:
-                counted = True
-                await self.presence.enter(table_id, viewer.id)
-            elif counted and not player:
-                counted = False
-                self.presence.leave(table_id, viewer.id)
-
+        """`_game_updates`, counting the subscriber as connected to the table (presence)
+        from the moment the stream is set up to its end, while they are one of its
+        players (`PresenceCount`). With a `sink`, its live phase follows the table's feed
+        (the updates the sink writes are not yielded: app/services/feeds.py) and may park
+        (app/services/live/followed.py): the stream then returns early, and `resume`
+        takes it on when the sink is woken."""
+        count = PresenceCount(self.presence, table_id, viewer.id)
+        if sink is not None:
+            stream = FollowedStream(self, viewer, table_id, sink, count)
+            async for message in self._followed(stream, stream.start(since)):
+                yield message
+            return
         try:
-            updates = (
-                self._game_updates(viewer, table_id, since, place)
-                if sink is None
-                else self._followed_updates(viewer, table_id, since, place, sink)
-            )
-            async with contextlib.aclosing(updates) as stream:
-                async for message in stream:
-                    if message.event in _SEATING_EVENTS:
-                        await place(message.table)
-                    yield message
+            updates = self._game_updates(viewer, table_id, since, count.place)
+            async for message in _placed(count, updates):
+                yield message
         finally:
-            if counted and self.presence is not None:
-                self.presence.leave(table_id, viewer.id)
+            count.leave()
+
+    async def resume(self, stream: FollowedStream) -> AsyncIterator[GameMessage]:
+        """The live phase of a parked followed stream, woken by its sink."""
+        stream.parked = False
+        async for message in self._followed(stream, stream.live()):
+            yield message
+
+    async def _followed(
+        self, stream: FollowedStream, updates: AsyncGenerator[GameMessage, None]
+    ) -> AsyncIterator[GameMessage]:
+        try:
+            async for message in _placed(stream.count, updates):
+                yield message
+        finally:
+            if not stream.parked:
+                stream.close()
 
     async def _game_updates(
         self,
@@ -134,7 +147,7 @@ class Streams:
         with await self.broker.subscribe(*channels) as subscription:
             table = self.tables.visible(viewer, await self.ledger.get(table_id))
             await ready(table)
-            missed = await self._missed(table, since) if since is not None else None
+            missed = await self.missed(table, since) if since is not None else None
             if missed is None:
                 yield GameMessage(SNAPSHOT, None, table)
                 last = table.version
@@ -158,7 +171,7 @@ class Streams:
                     # between processes): catch up from the database.
                     subscription.drain()
                     viewer = await self.social.viewer(viewer.player)
-                    async for caught_up in self._catch_up(viewer, table_id, last):
+                    async for caught_up in self.catch_up(viewer, table_id, last):
                         yield caught_up
                         last = caught_up.version
                         if caught_up.event is GameEvent.TABLE_CLOSED:
@@ -174,68 +187,7 @@ class Streams:
                 yield message
                 last = message.version
 
-    async def _followed_updates(
-        self,
-        viewer: Viewer,
-        table_id: str,
-        since: int | None,
-        ready: Callable[[TableSnapshot], Awaitable[None]],
-        sink: Sink,
-    ) -> AsyncGenerator[GameMessage, None]:
-        """`_game_updates` whose live phase follows the table's feed: only what the feed
-        hands back (gaps, social changes, seating changes, the table's end, access lost)
-        is yielded, with the same checks and catch-ups as `_game_updates`."""
-        table, viewer = await self.tables.get_visible(viewer, table_id)
-        self.check_viewer(viewer, table)
-        follower = Follower(viewer, sink, -1)
-        # Held before reading the current state: nothing published after it is lost.
-        async with (
-            self.feeds.table(table_id, game_channel(table_id)) as feed,
-            self.feeds.player(follower, feed),
-        ):
-            # The state read below covers every RESYNC the feed has had so far.
-            follower.resyncs = feed.resyncs
-            table = self.tables.visible(viewer, await self.ledger.get(table_id))
-            await ready(table)
-            missed = await self._missed(table, since) if since is not None else None
-            if missed is None:
-                yield GameMessage(SNAPSHOT, None, table)
-                follower.last = table.version
-            else:
-                follower.last = since if since is not None else table.version
-                for message in missed:
-                    yield message
-                    follower.last = message.version
-            if table.status is TableStatus.CLOSED:
-                return
-            while True:
-                message = await feed.follow(follower)
-                if message is None:  # the player's social graph changed: check again
-                    follower.social_changed = False
-                    viewer = follower.viewer = await self.social.viewer(viewer.player)
-                    follower.checked = None
-                    current = await self.ledger.get(table_id)
-                    self.check_viewer(viewer, self.tables.visible(viewer, current))
-                    continue
-                if message is RESYNC or message.version > follower.last + 1:
-                    viewer = follower.viewer = await self.social.viewer(viewer.player)
-                    follower.checked = None
-                    async for caught_up in self._catch_up(viewer, table_id, follower.last):
-                        yield caught_up
-                        follower.last = caught_up.version
-                        if caught_up.event is GameEvent.TABLE_CLOSED:
-                            return
-                    continue
-                if message.version <= follower.last:
-                    continue
-                if message.event is GameEvent.TABLE_CLOSED:
-                    yield message  # seen by every subscriber, whatever its access now
-                    return
-                self.check_viewer(viewer, self.tables.visible(viewer, message.table))
-                yield message
-                follower.last = message.version
-
-    async def _catch_up(
+    async def catch_up(
         self, viewer: Viewer, table_id: str, last: int
     ) -> AsyncIterator[GameMessage]:
         """The updates after `last`, replayed from the move log, or else a SNAPSHOT."""
@@ -243,14 +195,14 @@ class Streams:
         if current is None or current.version <= last:
             return
         self.check_viewer(viewer, self.tables.visible(viewer, current))
-        missed = await self._missed(current, last)
+        missed = await self.missed(current, last)
         if missed is None:
             yield GameMessage(SNAPSHOT, None, current)
             return
         for message in missed:
             yield message
 
-    async def _missed(self, table: TableSnapshot, since: int) -> list[GameMessage] | None:
+    async def missed(self, table: TableSnapshot, since: int) -> list[GameMessage] | None:
         """The updates after `since` up to the table's version, rebuilt from the move log;
         None when they cannot be replayed (before the game started, or a future version)."""
         if since > table.version or since < 0:

@@ -68,7 +68,9 @@ def sink(who: Viewer, writer: Recorder, operation_id: str = "1", kind: str = "ne
     executor = Executor.build(SCHEMA._schema, DOCUMENT, None, None, {"t": "t1"})
     assert isinstance(executor, Executor)
     live = LiveOperation(writer, operation_id, kind)  # type: ignore[arg-type]
-    return LiveSink(executor, live, who.id, partial(_game_update, viewer=who))
+    build = partial(_game_update, viewer=who)
+    variables = executor.variable_values.coerced
+    return LiveSink(live, who.id, build, executor.operation, variables, lambda: executor)
 
 
 def playing(version: int, game: Game | None = None, **fields: Any) -> TableSnapshot:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
+from functools import partial
 from typing import Any, cast
 
 from starlette.responses import Response
@@ -14,6 +16,9 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
+)
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
+    _OperationStreamClosed as OperationStreamClosed,
 )
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     ConnectionInitMessage,
@@ -187,31 +192,44 @@ class LiveOperations(GuardedSends):
 
     _live_operations: dict[str, LiveOperation] | None = None
 
-    def start_live(self, operation_id: str, kind: str) -> LiveOperation:
-        """Register the operation running in the current task as able to take frames."""
-        live = LiveOperation(self.writer, operation_id, kind)
+    def start_live(
+        self, operation_id: str, kind: str, restart: Callable[[], None] | None = None
+    ) -> LiveOperation:
+        """Register the operation running in the current task as able to take frames (the
+        one already registered if this run resumes it: app/api/lean.py); `restart` runs
+        it again once parked."""
         operations = self._live_operations
         if operations is None:
             operations = self._live_operations = {}
-        operations[operation_id] = live
+        live = operations.get(operation_id)
+        if live is None or live.parked is None:
+            live = operations[operation_id] = LiveOperation(self.writer, operation_id, kind)
+        live.restart = restart
+        live.runs += 1
         LIVE_OPERATION.set(live)
         return live
 
     def end_live(self, operation_id: str, live: LiveOperation | None = None) -> None:
-        """Nothing more is written for the operation (`live`: only if still that one)."""
+        """Nothing more is written for the operation (`live`: only if still that one), and
+        what it held while parked is let go."""
         operations = self._live_operations
         current = operations.get(operation_id) if operations else None
         if current is not None and (live is None or current is live):
-            current.closed = True
             del operations[operation_id]  # type: ignore[union-attr]
+            current.release()
         elif live is not None:
-            live.closed = True
+            live.release()
+
+    def is_parked(self, operation_id: str) -> bool:
+        """Whether the operation waits with no task (app/api/lean.py)."""
+        live = (self._live_operations or {}).get(operation_id)
+        return live is not None and live.parked is not None
 
     def end_all_live(self) -> None:
         """The connection ended: no operation takes frames any more."""
-        for live in (self._live_operations or {}).values():
-            live.closed = True
-        self._live_operations = None
+        operations, self._live_operations = self._live_operations or {}, None
+        for live in operations.values():
+            live.release()
         if self._writer is not None:
             self._writer.close()
 
@@ -237,7 +255,10 @@ class CheckedTransportWSHandler(
         if self.connection_timed_out:
             return
         if self.connection_init_timeout_task:
+            # Cancelled, and forgotten: kept, the task would hold its CancelledError and
+            # that error's frames for the connection's life.
             self.connection_init_timeout_task.cancel()
+            self.connection_init_timeout_task = None
         payload = message.get("payload", {})
         if not isinstance(payload, dict):
             await self.websocket.close(
@@ -281,11 +302,29 @@ class CheckedTransportWSHandler(
         await super().handle_subscribe(message)
 
     async def run_operation(self, operation: Any) -> None:
-        live = self.start_live(operation.id, "next")
+        live = self.start_live(operation.id, "next", partial(self._restart, operation))
+        run = live.runs
         try:
             await super().run_operation(operation)
         finally:
-            self.end_live(operation.id, live)
+            # Parked, or already run again: that run ends it.
+            if live.parked is None and live.runs == run:
+                self.end_live(operation.id, live)
+
+    async def _send_result_stream(self, operation: Any, result_source: Any) -> None:
+        await super()._send_result_stream(operation, result_source)
+        if self.is_parked(operation.id):
+            # Its stream returned to park, not to end: no `complete`, and the operation
+            # stays registered (strawberry's way out of run_operation without either).
+            raise OperationStreamClosed
+
+    def _restart(self, operation: Any) -> None:
+        """Run a parked operation again, as its own task, as handle_subscribe did."""
+        current = self.operations.get(operation.id)
+        if current is None or current is not operation:
+            return
+        task = current.task = asyncio.create_task(self.run_operation(operation))
+        task.add_done_callback(self._task_done)
 
     async def cleanup_operation(self, operation_id: str) -> None:
         if operation_id in self.operations:
@@ -405,7 +444,9 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
         `schema.subscribe`, which refuses any but a subscription (and our error masking
         then answered "Internal server error"), so this runs them through
         `schema.stream`, which dispatches on the operation's type."""
-        live = self.start_live(operation_id, "data")
+        restart = partial(self._restart, operation_id, query, operation_name, variables)
+        live = self.start_live(operation_id, "data", restart)
+        run = live.runs
         try:
             source = await self.schema.stream(
                 query,
@@ -424,17 +465,35 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
                     return
                 await self.send_data_message(result, operation_id)
                 first = False
-            await self.send_message(CompleteMessage(type="complete", id=operation_id))
+            if live.parked is None:
+                await self.send_message(CompleteMessage(type="complete", id=operation_id))
         except asyncio.CancelledError:
             await self.send_message(CompleteMessage(type="complete", id=operation_id))
         finally:
-            self.end_live(operation_id, live)
             self.subscriptions.pop(operation_id, None)
-            self.tasks.pop(operation_id, None)
+            # Parked: it stays registered (its finished task counts towards the limit
+            # and is what `stop` finds), and its `complete` comes when it ends.
+            if live.parked is None and live.runs == run:
+                self.end_live(operation_id, live)
+                self.tasks.pop(operation_id, None)
+
+    def _restart(
+        self,
+        operation_id: str,
+        query: str,
+        operation_name: str | None,
+        variables: dict[str, object] | None,
+    ) -> None:
+        """Run a parked operation again, as its own task, as handle_start did."""
+        results = self.handle_async_results(operation_id, query, operation_name, variables)
+        self.tasks[operation_id] = asyncio.create_task(results)
 
     async def cleanup_operation(self, operation_id: str) -> None:
+        parked = self.is_parked(operation_id)
         self.end_live(operation_id)
         await super().cleanup_operation(operation_id)
+        if parked:  # no task was left to answer the `stop`
+            await self.send_message(CompleteMessage(type="complete", id=operation_id))
 
     async def cleanup(self) -> None:
         try:
