@@ -44,6 +44,7 @@ from .transport.graphiql import graphiql_page
 from .transport.headers import SecurityHeaders
 from .transport.http import BodyLimit, HTTPTransport
 from .transport.persisted import Documents, PersistedQueryCache, TrustedDocuments
+from .transport.protocol import LeanWebSocketProtocol
 from .transport.websocket import (
     SUBPROTOCOLS,
     CheckedTransportWSHandler,
@@ -372,6 +373,7 @@ def serve(
         port=settings.port,
         workers=max(1, workers),
         log_level=settings.log_level,
+        ws=LeanWebSocketProtocol,
         ws_per_message_deflate=False,
         ws_max_size=settings.max_ws_message_bytes,
     )

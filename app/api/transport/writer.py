@@ -23,6 +23,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
 from .close_codes import CLOSE_TOO_SLOW
 
 log = logging.getLogger("app.slow")
@@ -77,7 +79,7 @@ def raw_protocol(send: object) -> Any:
     """uvicorn's websockets-sansio protocol behind an ASGI `send`, when frames can be
     written to its transport directly (no compression negotiated); else None."""
     protocol = getattr(send, "__self__", None)
-    if type(protocol).__name__ != "WebSocketsSansIOProtocol":
+    if not isinstance(protocol, WebSocketsSansIOProtocol):
         return None
     conn = getattr(protocol, "conn", None)
     if conn is None or getattr(conn, "extensions", None):
@@ -113,7 +115,9 @@ class SocketWriter:
         self._send_text = send_text
         self._close = close
         self._protocol = protocol
-        self._outbox: deque[Item] = deque()
+        # Made when first needed and dropped once drained: most sockets write straight
+        # to the transport, and an empty deque is ~0.7 KiB per idle socket.
+        self._outbox: deque[Item] | None = None
         self._draining = False
         self.timeout = timeout_s
         self.limit = limit
@@ -126,10 +130,11 @@ class SocketWriter:
             return
         if not self._outbox and not self._draining and self._direct(frame):
             return
-        if len(self._outbox) >= self.limit:
+        outbox = self._queue()
+        if len(outbox) >= self.limit:
             self._too_slow_soon()
             return
-        self._outbox.append(frame)
+        outbox.append(frame)
         if not self._draining:
             self._draining = True
             _start(self._drain())
@@ -143,13 +148,20 @@ class SocketWriter:
             if self._direct(frame):
                 return
             self._draining = True
-            self._outbox.append(frame)
+            self._queue().append(frame)
             await self._drain()
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._outbox.append(frame)
-        self._outbox.append(done)
+        outbox = self._queue()
+        outbox.append(frame)
+        outbox.append(done)
         await done
+
+    def _queue(self) -> deque[Item]:
+        outbox = self._outbox
+        if outbox is None:
+            outbox = self._outbox = deque()
+        return outbox
 
     def _direct(self, frame: Frame | str) -> bool:
         """Write `frame` to the transport now, if the fast path is there and writable."""
@@ -171,7 +183,7 @@ class SocketWriter:
         await self._send_text(frame.text if isinstance(frame, Frame) else frame)
 
     async def _drain(self) -> None:
-        outbox = self._outbox
+        outbox = self._queue()
         try:
             while outbox and not self.closing:
                 item = outbox[0]
@@ -194,13 +206,18 @@ class SocketWriter:
             self._draining = False
             if self.closing:
                 self._release()
+            elif not outbox and self._outbox is outbox:
+                self._outbox = None
 
     def _release(self) -> None:
         """Drop what waits, and let every sender waiting for its frame go on."""
-        for item in self._outbox:
+        outbox, self._outbox = self._outbox, None
+        if outbox is None:
+            return
+        for item in outbox:
             if isinstance(item, asyncio.Future) and not item.done():
                 item.set_result(None)
-        self._outbox.clear()
+        outbox.clear()  # a drain under way holds it too
 
     def _too_slow_soon(self) -> None:
         self.closing = True
