@@ -30,7 +30,7 @@ from graphql.pyutils import is_awaitable
 from app.rules.seats import Seat
 from app.services.model import GameMessage
 
-from .metrics import TallyCounter
+from .metrics import PARKED, TallyCounter
 from .plans import Plan, compile_plan
 from .sharing import SharedData, encoded_data, message_prefix, planned_shared, shared_payload
 from .transport.writer import Frame, SocketWriter
@@ -76,6 +76,7 @@ class LiveOperation:
         if self.closed or self.restart is None or self.parked is not None:
             return False
         self.parked = Parked(stream)
+        PARKED.inc()
         return True
 
     def keep(self, held: Any, viewer: Any) -> bool:
@@ -88,6 +89,8 @@ class LiveOperation:
     def unpark(self) -> Parked | None:
         """What a parked operation held, for the run that resumes it (None: not parked)."""
         parked, self.parked = self.parked, None
+        if parked is not None:
+            PARKED.dec()
         return parked
 
     def wake(self) -> None:
@@ -100,7 +103,7 @@ class LiveOperation:
         is let go."""
         self.closed = True
         self.restart = None
-        parked, self.parked = self.parked, None
+        parked = self.unpark()
         if parked is not None:
             parked.stream.close()
             if parked.held is not None:

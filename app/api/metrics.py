@@ -52,6 +52,10 @@ class TallyCounter(Collector):
 REQUESTS = TallyCounter("spades_graphql_operations", "GraphQL operations run", "type")
 ERRORS = Counter("spades_graphql_errors_total", "GraphQL errors answered", ["code"])
 SUBSCRIPTIONS = Gauge("spades_active_subscriptions", "Live subscriptions", ["kind"])
+PARKED = Gauge(
+    "spades_parked_subscriptions",
+    "Live subscriptions waiting with no task of their own (app/services/live/followed.py)",
+)
 MOVES = TallyCounter("spades_moves", "Game moves applied by players", "kind")
 FANOUT = Histogram(
     "spades_fanout_latency_seconds",
