@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Callable
 from functools import partial
 from typing import Any, cast
@@ -91,6 +92,12 @@ def release_handshake(adapter: Any) -> None:
     vars(socket).pop("_headers", None)
     protocol = raw_protocol(getattr(socket, "_send", None))
     if protocol is not None and protocol.handshake_complete:
+        # The websockets parser's generator keeps the request in its frame for the
+        # connection's life: only its headers can be let go of.
+        for message in (protocol.request, protocol.response):
+            headers = getattr(message, "headers", None)
+            if headers is not None:
+                headers.clear()
         protocol.request = protocol.response = None
 
 
@@ -283,6 +290,7 @@ class CheckedTransportWSHandler(
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
         release_handshake(self.websocket)
+        self.context.connection_params = None  # read by on_ws_connect only
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
         if self.connection_acknowledged and message["id"] not in self.operations:
@@ -298,7 +306,9 @@ class CheckedTransportWSHandler(
                     {"id": message["id"], "type": "error", "payload": [refusal.error().formatted]}
                 )
                 return
-            payload["query"] = cast(str, resolved.query)
+            # Interned: each subscriber's operation keeps its text for its life, and
+            # most send the very same text.
+            payload["query"] = sys.intern(cast(str, resolved.query))
         await super().handle_subscribe(message)
 
     async def run_operation(self, operation: Any) -> None:
@@ -411,6 +421,7 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
         release_handshake(self.websocket)
+        self.context.connection_params = None  # read by on_ws_connect only
         if self.keep_alive:
             self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())
 
@@ -428,7 +439,7 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
                     {"type": "error", "id": message["id"], "payload": refusal.error().formatted}
                 )
                 return
-            payload["query"] = cast(str, resolved.query)
+            payload["query"] = sys.intern(cast(str, resolved.query))
         await super().handle_start(message)
 
     async def handle_async_results(
