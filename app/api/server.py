@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -174,11 +174,11 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
             )
         return await super().on_ws_connect(context)
 
-    async def serve_socket(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """A WebSocket on /graphql, as strawberry's `__call__` serves it but with one
-        coroutine less on the stack for the connection's life (app/api/server.py's
-        SpadesApp calls it: an idle socket's memory is largely its coroutines)."""
-        await self.run(WebSocket(scope, receive=receive, send=send))
+    def serve_socket(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[Any]:
+        """A WebSocket on /graphql, as strawberry's `__call__` serves it but with two
+        coroutines less on the stack for the connection's life (SpadesApp awaits the one
+        this returns: an idle socket's memory is largely its coroutines)."""
+        return self.run(WebSocket(scope, receive=receive, send=send))
 
     async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
         """Refuse a WebSocket upgrade naming no subprotocol we speak; forget a WebSocket's

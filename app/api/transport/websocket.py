@@ -101,6 +101,21 @@ def release_handshake(adapter: Any) -> None:
         protocol.request = protocol.response = None
 
 
+_PARKED: dict[asyncio.AbstractEventLoop, asyncio.Future[None]] = {}
+
+
+def parked_task() -> Any:
+    """What a parked operation's handler keeps as its task (to cancel, to await): one
+    finished future per event loop, not the finished task, which would keep its
+    coroutine and context for as long as the operation stays parked."""
+    loop = asyncio.get_running_loop()
+    done = _PARKED.get(loop)
+    if done is None:
+        done = _PARKED[loop] = loop.create_future()
+        done.set_result(None)
+    return done
+
+
 def _documents(handler: Any) -> Documents:
     return cast(Documents, handler.view.documents)
 
@@ -320,6 +335,8 @@ class CheckedTransportWSHandler(
             # Parked, or already run again: that run ends it.
             if live.parked is None and live.runs == run:
                 self.end_live(operation.id, live)
+            elif live.parked is not None and operation.task is asyncio.current_task():
+                operation.task = parked_task()
 
     async def _send_result_stream(self, operation: Any, result_source: Any) -> None:
         await super()._send_result_stream(operation, result_source)
@@ -487,6 +504,8 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
             if live.parked is None and live.runs == run:
                 self.end_live(operation_id, live)
                 self.tasks.pop(operation_id, None)
+            elif live.parked is not None and self.tasks.get(operation_id) is asyncio.current_task():
+                self.tasks[operation_id] = parked_task()
 
     def _restart(
         self,
