@@ -51,6 +51,7 @@ class Parked:
     followed stream, and the resolver's own (its subscription slot) with its viewer."""
 
     stream: Any  # app/services/live/followed.py: FollowedStream
+    run: int  # the run of the operation that parked it (LiveOperation.runs)
     held: Any = None  # app/api/context.py: SubscriptionSlot
     viewer: Any = None
 
@@ -75,7 +76,7 @@ class LiveOperation:
         """Hold the followed stream with no task; False where it cannot be restarted."""
         if self.closed or self.restart is None or self.parked is not None:
             return False
-        self.parked = Parked(stream)
+        self.parked = Parked(stream, self.runs)
         PARKED.inc()
         return True
 
@@ -85,6 +86,11 @@ class LiveOperation:
             return False
         self.parked.held, self.parked.viewer = held, viewer
         return True
+
+    def parked_by(self, run: int) -> bool:
+        """Whether run `run` parked it (and so it waits for a wake, not for that run):
+        a run that ended before taking on what an earlier run parked must end it."""
+        return self.parked is not None and self.parked.run == run
 
     def unpark(self) -> Parked | None:
         """What a parked operation held, for the run that resumes it (None: not parked)."""

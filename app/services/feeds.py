@@ -141,14 +141,21 @@ class TableFeed:
         self._scheduled = False
         while self._inbox:
             inbox, self._inbox = self._inbox, []
-            for message in inbox:
-                if message is RESYNC:
-                    self.recent.clear()
-                    self.resyncs += 1
-                    for follower in list(self.followers):
-                        self._hand_back(follower, RESYNC)
-                elif isinstance(message, GameMessage):
-                    self._fan_out(message)
+            for index, message in enumerate(inbox):
+                try:
+                    self._take(message)
+                except BaseException:
+                    self._inbox[:0] = inbox[index + 1 :]  # kept for the next pass
+                    raise
+
+    def _take(self, message: Any) -> None:
+        if message is RESYNC:
+            self.recent.clear()
+            self.resyncs += 1
+            for follower in list(self.followers):
+                self._hand_back(follower, RESYNC)
+        elif isinstance(message, GameMessage):
+            self._fan_out(message)
 
     def _fan_out(self, message: GameMessage) -> None:
         self._observe(message.table)

@@ -68,6 +68,15 @@ async def test_a_flag_wakes_every_waiter_when_set_and_not_before() -> None:
     assert flag.is_set()
 
 
+async def test_a_cancelled_waiter_is_not_kept_by_the_flag() -> None:
+    flag = Flag()
+    waiter = asyncio.create_task(flag.wait())
+    await asyncio.sleep(0)
+    waiter.cancel()
+    await asyncio.gather(waiter, return_exceptions=True)
+    assert not flag._waiters
+
+
 async def test_a_set_flag_does_not_wait_and_a_cleared_one_does() -> None:
     flag = Flag(True)
     assert await asyncio.wait_for(flag.wait(), 1)

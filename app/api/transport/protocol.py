@@ -85,7 +85,11 @@ class Flag:
         if self._waiters is None:
             self._waiters = []
         self._waiters.append(waiter)
-        await waiter
+        try:
+            await waiter
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)  # cancelled: not kept until the next set()
         return True
 
 

@@ -333,14 +333,16 @@ class CheckedTransportWSHandler(
             await super().run_operation(operation)
         finally:
             # Parked, or already run again: that run ends it.
-            if live.parked is None and live.runs == run:
+            if live.parked_by(run):
+                if operation.task is asyncio.current_task():
+                    operation.task = parked_task()
+            elif live.runs == run:
                 self.end_live(operation.id, live)
-            elif live.parked is not None and operation.task is asyncio.current_task():
-                operation.task = parked_task()
 
     async def _send_result_stream(self, operation: Any, result_source: Any) -> None:
         await super()._send_result_stream(operation, result_source)
-        if self.is_parked(operation.id):
+        live = LIVE_OPERATION.get()
+        if live is not None and live.parked_by(live.runs):
             # Its stream returned to park, not to end: no `complete`, and the operation
             # stays registered (strawberry's way out of run_operation without either).
             raise OperationStreamClosed
@@ -493,7 +495,7 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
                     return
                 await self.send_data_message(result, operation_id)
                 first = False
-            if live.parked is None:
+            if not live.parked_by(run):
                 await self.send_message(CompleteMessage(type="complete", id=operation_id))
         except asyncio.CancelledError:
             await self.send_message(CompleteMessage(type="complete", id=operation_id))
@@ -501,11 +503,12 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
             self.subscriptions.pop(operation_id, None)
             # Parked: it stays registered (its finished task counts towards the limit
             # and is what `stop` finds), and its `complete` comes when it ends.
-            if live.parked is None and live.runs == run:
+            if live.parked_by(run):
+                if self.tasks.get(operation_id) is asyncio.current_task():
+                    self.tasks[operation_id] = parked_task()
+            elif live.runs == run:
                 self.end_live(operation_id, live)
                 self.tasks.pop(operation_id, None)
-            elif live.parked is not None and self.tasks.get(operation_id) is asyncio.current_task():
-                self.tasks[operation_id] = parked_task()
 
     def _restart(
         self,

@@ -201,7 +201,8 @@ class SocketWriter:
                 except Exception:  # the client went away: the connection is ending
                     self.closing = True
                     return
-                outbox.popleft()
+                if outbox:  # else released while it was being sent (closing)
+                    outbox.popleft()
         finally:
             self._draining = False
             if self.closing:
