@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import tracemalloc
+import types
 from pathlib import Path
 from types import FrameType
 
@@ -38,10 +39,14 @@ def _kind(obj: object, owners: dict[int, str]) -> str:
     container or an object held as an attribute."""
     kind = type(obj)
     name = f"{kind.__module__}.{kind.__qualname__}"
-    code = getattr(obj, "cr_code", None) or getattr(obj, "ag_code", None)
-    code = code or getattr(obj, "gi_code", None)
-    if code is not None:
-        return f"{name} {code.co_qualname}"
+    # By type, not getattr: some objects make up any attribute asked of them (ctypes'
+    # library loaders would try to load a library named "cr_code").
+    if isinstance(obj, types.CoroutineType):
+        return f"{name} {obj.cr_code.co_qualname}"
+    if isinstance(obj, types.AsyncGeneratorType):
+        return f"{name} {obj.ag_code.co_qualname}"
+    if isinstance(obj, types.GeneratorType):
+        return f"{name} {obj.gi_code.co_qualname}"
     owner = owners.get(id(obj))
     return f"{name} in {owner}" if owner is not None else name
 
