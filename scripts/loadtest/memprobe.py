@@ -25,8 +25,8 @@ def _owners(objects: list[object]) -> dict[int, str]:
     inline until then, and so change what is measured.)"""
     owners: dict[int, str] = {}
     for obj in objects:
-        holder = type(obj)
-        if holder.__module__ == "builtins" or isinstance(obj, type):
+        holder = type(obj)  # by type alone: a dead weak proxy raises on any other use
+        if holder.__module__ == "builtins" or issubclass(holder, type):
             continue
         name = holder.__qualname__
         for referent in gc.get_referents(obj):
@@ -39,14 +39,14 @@ def _kind(obj: object, owners: dict[int, str]) -> str:
     container or an object held as an attribute."""
     kind = type(obj)
     name = f"{kind.__module__}.{kind.__qualname__}"
-    # By type, not getattr: some objects make up any attribute asked of them (ctypes'
-    # library loaders would try to load a library named "cr_code").
-    if isinstance(obj, types.CoroutineType):
-        return f"{name} {obj.cr_code.co_qualname}"
-    if isinstance(obj, types.AsyncGeneratorType):
-        return f"{name} {obj.ag_code.co_qualname}"
-    if isinstance(obj, types.GeneratorType):
-        return f"{name} {obj.gi_code.co_qualname}"
+    # By type alone: some objects make up any attribute asked of them (ctypes' library
+    # loaders would load a library named "cr_code"), a dead weak proxy raises.
+    if kind is types.CoroutineType:
+        return f"{name} {obj.cr_code.co_qualname}"  # type: ignore[attr-defined]
+    if kind is types.AsyncGeneratorType:
+        return f"{name} {obj.ag_code.co_qualname}"  # type: ignore[attr-defined]
+    if kind is types.GeneratorType:
+        return f"{name} {obj.gi_code.co_qualname}"  # type: ignore[attr-defined]
     owner = owners.get(id(obj))
     return f"{name} in {owner}" if owner is not None else name
 

@@ -3,8 +3,10 @@ census names what holds an object."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import tracemalloc
+import weakref
 from collections import deque
 from pathlib import Path
 
@@ -48,3 +50,10 @@ def test_the_census_names_the_holder_of_a_container() -> None:
     holders = [Holder() for _ in range(3)]
     census = memprobe.census()
     assert census["collections.deque in Holder"][0] >= len(holders)
+
+
+def test_the_census_counts_a_dead_weak_proxy_without_touching_it() -> None:
+    dead = weakref.proxy(Holder())  # its referent is gone: any use of it raises
+    assert gc.is_tracked(dead)
+    census = memprobe.census()
+    assert census["weakref.ProxyType"][0] >= 1
