@@ -35,6 +35,7 @@ from strawberry.http import process_result
 from strawberry.http.parse_content_type import parse_content_type
 from strawberry.types import ExecutionResult as StrawberryResult
 
+from .direct import DirectOperation, Replay, compile_direct
 from .metrics import REQUESTS, count_errors
 from .operations import OperationConfig
 
@@ -58,6 +59,7 @@ class Plan:
     document: DocumentNode
     operation: str  # "query" or "mutation"
     name: str | None  # the operation's name, if it has one
+    direct: DirectOperation | None  # its direct form (app/api/direct.py), if it has one
 
 
 class HotPath:
@@ -130,7 +132,15 @@ class HotPath:
         except Exception:  # a rule that fails: the normal path's to report
             return None
         name = definition.name.value if definition.name else None
-        return Plan(document=document, operation=operation, name=name)
+        schema = self.schema
+        direct = compile_direct(
+            schema._schema,
+            query,
+            document,
+            definition,
+            schema.execution_context_class.build_resolve_info,
+        )
+        return Plan(document=document, operation=operation, name=name, direct=direct)
 
     async def _run(
         self, request: Request, plan: Plan, variables: dict[str, Any] | None, name: str | None
@@ -146,22 +156,10 @@ class HotPath:
     async def _execute(
         self, plan: Plan, context: Any, variables: dict[str, Any] | None, name: str | None
     ) -> StrawberryResult:
-        """graphql-core's execution, then what strawberry and our extension do with its
-        errors, in their order."""
+        """graphql-core's execution (or the direct one), then what strawberry and our
+        extension do with its errors, in their order."""
         try:
-            outcome = execute(
-                self.schema._schema,
-                plan.document,
-                root_value=None,
-                context_value=context,
-                variable_values=variables,
-                operation_name=name,
-                is_awaitable=optimized_is_awaitable,  # type: ignore[arg-type]
-                executor_class=self.schema.execution_context_class,
-                operation_extensions=None,
-            )
-            if isawaitable(outcome):
-                outcome = await outcome
+            outcome = await self._direct(plan, context, variables, name)
         except Exception as exc:  # as strawberry: reported, neither counted nor masked
             error = _coerce_error(exc)
             self.schema.process_errors([error])
@@ -172,6 +170,31 @@ class HotPath:
         count_errors(result)
         errors = self.config.mask(result.errors) if result.errors else result.errors
         return StrawberryResult(data=result.data, errors=errors, extensions={})
+
+    async def _direct(
+        self, plan: Plan, context: Any, variables: dict[str, Any] | None, name: str | None
+    ) -> ExecutionResult:
+        replay: Replay | None = None
+        if plan.direct is not None:
+            answered = await plan.direct.run(context, variables, optimized_is_awaitable)
+            if isinstance(answered, ExecutionResult):
+                return answered
+            replay = answered
+        outcome = execute(
+            self.schema._schema,
+            plan.document,
+            root_value=None,
+            context_value=context,
+            variable_values=variables,
+            operation_name=name,
+            middleware=(replay,) if replay is not None else None,
+            is_awaitable=optimized_is_awaitable,  # type: ignore[arg-type]
+            executor_class=self.schema.execution_context_class,
+            operation_extensions=None,
+        )
+        if isawaitable(outcome):
+            outcome = await outcome
+        return outcome
 
 
 def _coerce_error(exc: Exception) -> GraphQLError:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, Protocol
 
 from graphql import (
     GraphQLBoolean,
@@ -37,18 +37,36 @@ from graphql import (
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLOutputType,
+    GraphQLSchema,
     GraphQLString,
+    OperationDefinitionNode,
     Undefined,
 )
 from graphql.execution.collect_fields import (
     FieldDetailsList,
+    FragmentDetails,
     collect_fields,
     collect_subfields,
 )
 from graphql.execution.executor import Executor
+from graphql.execution.values import VariableValues
 
 _MAX_INT, _MIN_INT = 2**31 - 1, -(2**31)
 _STRAWBERRY_FIELD = "strawberry-definition"  # strawberry's back-reference on a field
+
+
+class Scope(Protocol):
+    """What a selection is collected in (an executor has these, as does
+    app/api/direct.py's operation)."""
+
+    @property
+    def schema(self) -> GraphQLSchema: ...
+    @property
+    def fragments(self) -> dict[str, FragmentDetails]: ...
+    @property
+    def variable_values(self) -> VariableValues: ...
+    @property
+    def operation(self) -> OperationDefinitionNode: ...
 
 
 class Unplannable(Exception):
@@ -102,6 +120,18 @@ class Plan:
             return None
 
 
+def compile_node(scope: Scope, type_: GraphQLOutputType, details: FieldDetailsList) -> Node:
+    """The plan of one field's value of `type_` selected by `details` (Unplannable if it
+    has none)."""
+    return _Compiler(scope).node(type_, details)
+
+
+def complete(node: Node, value: Any) -> Any:
+    """The completed value of `node` for `value`, as graphql-core completes a value it
+    accepts; raises (Fallback or another error) where graphql-core would report one."""
+    return _complete(node, value)
+
+
 def compile_plan(executor: Executor[Any]) -> Plan | None:
     """The plan of a validated subscription operation, or None if it has no plan."""
     try:
@@ -132,8 +162,8 @@ def _compile(executor: Executor[Any]) -> Plan:
 
 
 class _Compiler:
-    def __init__(self, executor: Executor[Any]) -> None:
-        self._executor = executor
+    def __init__(self, scope: Scope) -> None:
+        self._executor = scope
 
     def node(self, type_: GraphQLOutputType, details: FieldDetailsList) -> Node:
         non_null = isinstance(type_, GraphQLNonNull)

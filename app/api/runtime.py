@@ -45,8 +45,8 @@ def _per_event_executor(self: Executor[Any], payload: Any) -> Executor[Any]:
     return executor
 
 
-def _gather(values: Sequence[Awaitable[Any]]) -> Awaitable[list[Any]]:
-    # Executor.gather_async_work without its executor (it never used it).
+def gather_async_work(values: Sequence[Awaitable[Any]]) -> Awaitable[list[Any]]:
+    """Executor.gather_async_work without its executor (it never used it)."""
     return gather_with_cancel(*values)
 
 
@@ -59,7 +59,7 @@ def _helpers_of(executor: Executor[Any]) -> GraphQLResolveInfoHelpers:
         if target is not None:
             target.track_async_work(values)
 
-    return GraphQLResolveInfoHelpers(gather=_gather, track=track)
+    return GraphQLResolveInfoHelpers(gather=gather_async_work, track=track)
 
 
 def _executor_init(self: Executor[Any], *args: Any, **kwargs: Any) -> None:

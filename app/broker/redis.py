@@ -69,7 +69,7 @@ class RedisBroker(Broker[T]):
             await asyncio.gather(self._reader, return_exceptions=True)
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]
         if self._publisher is not None:
             with contextlib.suppress(Exception):
                 await self._publisher.aclose()
@@ -151,7 +151,7 @@ class RedisBroker(Broker[T]):
         a catch-up read earlier could miss a message published in between)."""
         if self._pubsub is not None:
             with contextlib.suppress(Exception):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]
         client = Redis.from_url(self.url, socket_connect_timeout=2)
         pubsub = client.pubsub()
         await pubsub.ping()
