@@ -64,7 +64,7 @@ async def test_a_refused_move_is_replayed_by_graphql_core(
         head, variables, seat = await next_move(client, table, tokens)
         query = head + "{ version } }"
         wrong = tokens[(seat + 1) % 4]
-        status, content, _ = await client.both(query, variables, wrong)
+        _, content, _ = await client.both(query, variables, wrong)
         assert b"NOT_YOUR_TURN" in content and b'"path":[' in content
         assert outcomes["Replay"] == 1
 
