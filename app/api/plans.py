@@ -51,6 +51,8 @@ from graphql.execution.collect_fields import (
 from graphql.execution.executor import Executor
 from graphql.execution.values import VariableValues
 
+from .runtime import member_names
+
 _MAX_INT, _MIN_INT = 2**31 - 1, -(2**31)
 _STRAWBERRY_FIELD = "strawberry-definition"  # strawberry's back-reference on a field
 
@@ -88,6 +90,7 @@ class Kind(IntEnum):
     LIST = 4
     OBJECT = 5
     TYPENAME = 6
+    ENUM = 7  # a strawberry enum whose members' names are known (app/api/runtime.py)
 
 
 @dataclass(slots=True, frozen=True)
@@ -100,6 +103,7 @@ class Node:
     item: Node | None = None  # LIST
     fields: tuple[tuple[str, str, Node], ...] = ()  # OBJECT: (response key, attribute, node)
     typename: str = ""  # TYPENAME
+    names: dict[int, Any] | None = None  # ENUM: each member's name by its id
 
 
 class Plan:
@@ -174,6 +178,9 @@ class _Compiler:
         if isinstance(type_, GraphQLObjectType):
             return Node(Kind.OBJECT, non_null, fields=self._fields(type_, details))
         if isinstance(type_, GraphQLLeafType):
+            names = member_names(type_)
+            if names is not None:
+                return Node(Kind.ENUM, non_null, coerce=type_.coerce_output_value, names=names)
             return Node(_leaf_kind(type_), non_null, coerce=type_.coerce_output_value)
         raise Unplannable  # an interface or a union
 
@@ -251,6 +258,10 @@ def _complete(node: Node, value: Any) -> Any:
                 out[key] = sub.typename
                 continue
             field_value = getattr(value, attribute)
+            if sub_kind == Kind.ENUM:
+                name = sub.names.get(id(field_value))  # type: ignore[union-attr]
+                out[key] = name if name is not None else _complete(sub, field_value)
+                continue
             # The common leaves inline: their exact Python types pass unchanged.
             if field_value is not None and (
                 (sub_kind == Kind.STRING and type(field_value) is str)

@@ -16,6 +16,7 @@ from strawberry.schema.schema_converter import CustomGraphQLEnumType
 from .sharing import SharedPayload, execute_shared
 
 _original_per_event_executor = Executor.build_per_event_executor
+MEMBER_NAMES = "spades_member_names"  # the attribute of a fast enum type holding its names
 _original_executor_init = Executor.__init__
 
 
@@ -95,6 +96,14 @@ def _fast_enum_output(enum_type: CustomGraphQLEnumType) -> None:
 
     enum_type.coerce_output_value = coerce_output_value  # type: ignore[method-assign,assignment]
     enum_type.serialize = coerce_output_value  # type: ignore[method-assign,assignment]
+    # Compiled plans (app/api/plans.py) look the names up inline.
+    setattr(enum_type, MEMBER_NAMES, names)
+
+
+def member_names(enum_type: object) -> dict[int, Any] | None:
+    """The names of a fast enum's members by their id (see `_fast_enum_output`)."""
+    names = getattr(enum_type, MEMBER_NAMES, None)
+    return names if isinstance(names, dict) else None
 
 
 def fast_enum_outputs(schema: GraphQLSchema) -> None:

@@ -16,7 +16,7 @@ from graphql import ExecutionResult, parse
 from graphql.execution.executor import Executor
 
 from app.api.core import GameUpdate
-from app.api.plans import compile_plan
+from app.api.plans import Kind, Node, compile_plan
 from app.api.schema import schema
 from app.api.types import game_view, seat_type
 from app.rules.game import Game, Phase
@@ -161,6 +161,24 @@ def test_a_value_of_the_wrong_kind_is_left_to_graphql_core() -> None:
     ):
         broken = GameUpdate(event=payload.event, seat=None, view=wrong)
         assert plan.run(broken) == _data_or_none(reference(built, broken))
+
+
+def test_an_enum_value_that_is_no_member_is_coerced_as_graphql_core_does() -> None:
+    """Members' names are looked up inline; anything else takes the type's own coercion
+    (a name string is accepted, a stray value is an error for graphql-core to report)."""
+    built = executor(LOADTEST, {"t": "t1"})
+    plan = compile_plan(built)
+    assert plan is not None
+    assert Kind.ENUM in _kinds(plan._root)
+    payload = payloads(5, every=40)[0]
+    for odd in ("PLAYING", "NOT_A_PHASE", 3):
+        broken = GameUpdate(event=payload.event, seat=None, view=replace(payload.view, phase=odd))
+        assert plan.run(broken) == _data_or_none(reference(built, broken))
+
+
+def _kinds(node: Node) -> set[Kind]:
+    below = [_kinds(sub) for _, _, sub in node.fields] + ([_kinds(node.item)] if node.item else [])
+    return {node.kind}.union(*below)
 
 
 def _data_or_none(result: ExecutionResult) -> Any:
