@@ -39,6 +39,7 @@ from .runtime import patch_graphql_core, tame_garbage_collector
 from .schema import SpadesSchema, build_schema
 from .sharing import encode_message
 from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
+from .transport.corked import CorkedHttpProtocol
 from .transport.graphiql import ROUTES as GRAPHIQL_ROUTES
 from .transport.graphiql import graphiql_page
 from .transport.headers import SecurityHeaders
@@ -379,6 +380,7 @@ def serve(
         port=settings.port,
         workers=max(1, workers),
         log_level=settings.log_level,
+        http=CorkedHttpProtocol,
         ws=LeanWebSocketProtocol,
         ws_per_message_deflate=False,
         ws_max_size=settings.max_ws_message_bytes,

@@ -15,6 +15,7 @@ from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from app.api.server import serve
+from app.api.transport.corked import CorkedHttpProtocol
 from app.api.transport.protocol import Flag, LeanWebSocketProtocol, ReceivedEvents
 from app.api.transport.writer import raw_protocol
 
@@ -105,6 +106,7 @@ def test_the_server_runs_uvicorn_with_the_lean_protocol(
     monkeypatch.setenv("SPADES_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}")
     serve()
     assert ran["ws"] is LeanWebSocketProtocol
+    assert ran["http"] is CorkedHttpProtocol
 
 
 async def _no_app(scope: Any, receive: Any, send: Any) -> None:
