@@ -187,9 +187,9 @@ class LiveSink:
             if frame is None:
                 return False
             entry = frames[key] = (self._operation, frame)
-            _BUILT.inc()
+            _BUILT.count += 1
         else:
-            _SHARED.inc()
+            _SHARED.count += 1
         live.writer.write(entry[1])
         return True
 

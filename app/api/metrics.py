@@ -11,7 +11,8 @@ from prometheus_client.registry import Collector
 
 class Tally:
     """One labelled count of a `TallyCounter`: a plain int, bumped by the event loop's
-    thread only (the hot path's counts: no lock, one call instead of prometheus' four)."""
+    thread only (the hot path's counts: no lock, one call instead of prometheus' four;
+    the hottest sites add to `count` themselves, no call at all)."""
 
     __slots__ = ("count",)
 

@@ -84,7 +84,7 @@ def _recall(memo: dict[Any, Any] | None, key: Any, operation: object) -> Any:
     entry = memo.get(key) if memo is not None else None
     if entry is None or entry[0] is not operation:
         return None
-    _SHARED.inc()
+    _SHARED.count += 1
     return entry[1]
 
 
@@ -103,7 +103,7 @@ def planned_shared(
     data = run()
     if data is None:
         return None
-    _RAN.inc()
+    _RAN.count += 1
     shared = SharedData(data)
     if memo is not None:
         memo[key] = (operation, shared)
@@ -129,7 +129,7 @@ def execute_shared(
     cached = _recall(memo, key, operation)
     if cached is not None:
         return cast(ExecutionResult, cached)
-    _RAN.inc()
+    _RAN.count += 1
     result = execute()
 
     def remember(done: ExecutionResult) -> ExecutionResult:
@@ -155,10 +155,10 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 def encoded_data(data: SharedData) -> str:
     """The JSON of a shared result's data, encoded once for all its subscribers."""
     if data.encoded is None:
-        _ENCODED.inc()
+        _ENCODED.count += 1
         data.encoded = _encode(data)
     else:
-        _REUSED.inc()
+        _REUSED.count += 1
     return data.encoded
 
 

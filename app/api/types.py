@@ -129,7 +129,8 @@ class CardInput:
 
     def to_rules(self) -> rcards.Card:
         """The rules engine's card."""
-        return rcards.Card(rcards.Suit[self.suit.name], rcards.Rank[self.rank.name])
+        # `_name_`, not `.name` (a property: two Python calls each, on every card played).
+        return rcards.Card(rcards.Suit[self.suit._name_], rcards.Rank[self.rank._name_])
 
 
 @strawberry.type
@@ -311,7 +312,7 @@ def _seat_state(
     away: model.Occupant | None = None,
 ) -> SeatState:
     return SeatState(
-        id=strawberry.ID(f"{table_id}:{view.seat.name}"),
+        id=strawberry.ID(f"{table_id}:{view.seat._name_}"),
         seat=_SEATS[view.seat],
         player_id=strawberry.ID(occupant.player_id) if occupant is not None else None,
         username=occupant.username if occupant is not None else None,
@@ -326,7 +327,7 @@ def _seat_state(
 
 def _team_state(table_id: str, view: TeamView) -> TeamState:
     return TeamState(
-        id=strawberry.ID(f"{table_id}:{view.team.name}"),
+        id=strawberry.ID(f"{table_id}:{view.team._name_}"),
         team=_TEAMS[view.team],
         score=view.score,
         bags=view.bags,
@@ -342,6 +343,28 @@ def _trick(trick: RTrick | None) -> Trick | None:
     if trick is None:
         return None
     return Trick(plays=_plays(trick.plays), winner=_SEATS[trick.winner])
+
+
+# The converted history of a game by its last result (a result ends exactly one
+# history: the game's, up to it), so that a move converts no finished hand again. The
+# entry holds that result, so its id is not reused while the entry stands; the lists are
+# shared by every view of the game and never mutated.
+_HISTORIES: dict[int, tuple[TeamHandResult, int, list[HandResult]]] = {}
+HISTORIES_KEPT = 1024
+
+
+def _history(results: tuple[TeamHandResult, ...]) -> list[HandResult]:
+    if not results:
+        return []
+    last = results[-1]
+    entry = _HISTORIES.get(id(last))
+    if entry is not None and entry[0] is last and entry[1] == len(results):
+        return entry[2]
+    converted = [_result(r) for r in results]
+    if len(_HISTORIES) >= HISTORIES_KEPT:
+        _HISTORIES.clear()
+    _HISTORIES[id(last)] = (last, len(results), converted)
+    return converted
 
 
 def _result(r: TeamHandResult) -> HandResult:
@@ -396,7 +419,7 @@ def _public_fields(
         "current_trick": _plays(current),
         "last_trick": _trick(last_trick),
         "spades_broken": source.spades_broken,
-        "history": [_result(r) for r in source.history],
+        "history": _history(source.history),
         "winner": team_type(source.winner),
         "version": table.version,
         "turn_deadline": (

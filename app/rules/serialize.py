@@ -27,7 +27,7 @@ def game_to_data(game: Game, with_finished: bool = True) -> Data:
         "seedPublic": game.seed_public,
         "players": list(game.players),
         "startPlayers": list(game.start_players),
-        "phase": game.phase.value,
+        "phase": game.phase._value_,  # not `.value`: a property, two calls
         "scores": list(game.scores),
         "bags": list(game.bags),
         "winner": game.winner.name if game.winner is not None else None,
@@ -144,7 +144,7 @@ def _plays_from_data(data: list[Any]) -> list[tuple[Seat, Card]]:
 def _hand_to_data(hand: HandState) -> Data:
     return {
         "number": hand.number,
-        "dealer": hand.dealer.name,
+        "dealer": _SEAT_NAMES[hand.dealer],
         "deal": _deal_to_data(hand.deal),
         "hands": [_codes(h) for h in hand.hands],
         "withheld": list(hand.withheld),
@@ -156,7 +156,7 @@ def _hand_to_data(hand: HandState) -> Data:
             for t in hand.tricks
         ],
         "current": _plays_to_data(hand.current),
-        "leader": hand.leader.name,
+        "leader": _SEAT_NAMES[hand.leader],
         "spadesBroken": hand.spades_broken,
         "tricksWon": list(hand.tricks_won),
         "playersChanged": hand.players_changed,

@@ -22,7 +22,7 @@ TABLE_ENTRIES = frozenset(
 def move_entry(move: Move) -> LogEntry:
     """The log entry of an engine move."""
     if isinstance(move, PlayCard):
-        return {"type": "play", "seat": move.seat.name, "card": move.card.code}
+        return {"type": "play", "seat": move.seat._name_, "card": move.card.code}
     if isinstance(move, PlaceBid):
         bid = Bid(move.kind, move.tricks)
         return {"type": "bid", "seat": move.seat.name, "bid": bid.to_record()}

@@ -43,3 +43,25 @@ def test_a_spectator_without_watching_rights_never_gets_the_tricks_of_one_with_t
     hidden = game_view(table, None, False)
     assert hidden.current_trick == [] and hidden.last_trick is None
     assert game_view(table, Seat.NORTH).hand != game_view(table, Seat.EAST).hand
+
+
+def test_finished_hands_are_converted_once_per_game_and_equal_a_fresh_conversion() -> None:
+    games = [g for g in positions(29, every=1) if len(g.history) >= 4]
+    assert len(games) > 10
+    views = []
+    for version, game in enumerate(games, start=2):
+        types._last_public.clear()
+        views.append(
+            game_view(table_snapshot(game=game, version=version, status=TableStatus.PLAYING), None)
+        )
+    for view, game in zip(views, games, strict=True):
+        assert view.history == [types._result(r) for r in game.history]
+    same_hands = [
+        (a, b)
+        for a, b, ga, gb in zip(views, views[1:], games, games[1:], strict=False)
+        if len(ga.history) == len(gb.history)
+    ]
+    assert same_hands and all(a.history is b.history for a, b in same_hands)
+    types._HISTORIES.clear()
+    again = game_view(table_snapshot(game=games[-1], version=99, status=TableStatus.PLAYING), None)
+    assert again.history == views[-1].history and again.history is not views[-1].history
