@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphql import (
     DocumentNode,
@@ -47,8 +47,13 @@ from graphql.execution.values import VariableValues, get_argument_values, get_va
 from graphql.pyutils import Path
 from graphql.type import GraphQLResolveInfoHelpers
 
+from .arguments import ArgumentPlan, compile_arguments
 from .plans import Node, Unplannable, compile_node, complete
 from .runtime import gather_async_work
+
+if TYPE_CHECKING:
+    from strawberry import Schema
+    from strawberry.types.field import StrawberryField
 
 # graphql-core's default for `execute` (the normal path's limit).
 MAX_COERCION_ERRORS = 50
@@ -110,6 +115,29 @@ class Replay:
 
 
 @dataclass(frozen=True, slots=True)
+class Call:
+    """A root field's resolver called as strawberry calls it (for a field with no
+    extension and no exception handler): the source (None at the root) as `self`, as
+    `root`/`parent` if asked for, strawberry's Info as the info parameter."""
+
+    definition: StrawberryField
+    info_class: Callable[..., Any]
+    takes_self: bool
+    source_names: tuple[str, ...]
+    info_name: str | None
+
+    def __call__(self, info: GraphQLResolveInfo[Any], kwargs: dict[str, Any]) -> Any:
+        """The resolver's outcome for these converted arguments."""
+        if self.info_name is not None:
+            kwargs[self.info_name] = self.info_class(_raw_info=info, _field=self.definition)
+        for name in self.source_names:
+            kwargs[name] = None
+        resolver: Callable[..., Any] | None = self.definition.base_resolver
+        assert resolver is not None
+        return resolver(None, **kwargs) if self.takes_self else resolver(**kwargs)
+
+
+@dataclass(frozen=True, slots=True)
 class DirectOperation:
     """A valid one-field query or mutation, compiled (see the module's docstring)."""
 
@@ -122,12 +150,18 @@ class DirectOperation:
     nodes: list[FieldNode]
     plan: Node
     build_info: Callable[..., GraphQLResolveInfo[Any]]
+    arguments: ArgumentPlan | None = None  # with `call`: arguments compiled too
+    call: Call | None = None
 
     async def run(
         self, context: Any, variables: dict[str, Any] | None, is_awaitable: Callable[[Any], bool]
     ) -> ExecutionResult | Replay | None:
         """The result, or a Replay for graphql-core to finish it, or None: nothing ran,
         execute it the normal way."""
+        if self.arguments is not None and self.call is not None:
+            kwargs = self.arguments.convert(variables)
+            if kwargs is not None:
+                return await self._called(self.call, context, variables, kwargs, is_awaitable)
         schema, operation, field = self.schema, self.operation, self.field
         coerced = get_variable_values(
             schema, operation.variable_definitions or (), variables or {}, MAX_COERCION_ERRORS
@@ -160,6 +194,35 @@ class DirectOperation:
             return Replay(value)
         return ExecutionResult(data, None)
 
+    async def _called(
+        self,
+        call: Call,
+        context: Any,
+        variables: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+        is_awaitable: Callable[[Any], bool],
+    ) -> ExecutionResult | Replay:
+        """The result by the compiled arguments: the resolver called without graphql-core's
+        coercion or strawberry's conversion. (Its raw info's `variable_values` are the
+        request's variables as sent: no resolver reads them.)"""
+        given = VariableValues(sources={}, coerced=variables or {})
+        scope = _ResolveScope(
+            self.schema, self.fragment_definitions, self.operation, given, context, is_awaitable
+        )
+        path = Path(None, self.key, self.root_type.name)
+        info = self.build_info(scope, self.field, self.nodes, self.root_type, path)
+        try:
+            value = call(info, kwargs)
+            if is_awaitable(value):
+                value = await value
+        except Exception as error:
+            return Replay(error=error)
+        try:
+            data = {self.key: complete(self.plan, value)}
+        except Exception:  # a value graphql-core would report an error for
+            return Replay(value)
+        return ExecutionResult(data, None)
+
 
 def compile_direct(
     schema: GraphQLSchema,
@@ -167,8 +230,10 @@ def compile_direct(
     document: DocumentNode,
     operation: OperationDefinitionNode,
     build_info: Callable[..., GraphQLResolveInfo[Any]],
+    strawberry_schema: Schema | None = None,
 ) -> DirectOperation | None:
-    """The direct form of a validated single-operation document, or None."""
+    """The direct form of a validated single-operation document, or None. With the
+    strawberry schema, its root field's arguments are compiled too where they can be."""
     if "@" in text:  # any directive (or an @ in a string: then simply not direct)
         return None
     root_type = _root_type(schema, operation)
@@ -197,8 +262,55 @@ def compile_direct(
     except Unplannable:
         return None
     nodes = [detail.node for detail in details]
+    arguments, call = None, None
+    if strawberry_schema is not None and len(nodes) == 1:
+        call = _call(strawberry_schema, field)
+        if call is not None:
+            converter = strawberry_schema.schema_converter
+            arguments = compile_arguments(
+                schema,
+                operation,
+                field,
+                nodes[0],
+                call.definition,
+                converter.scalar_registry,
+                strawberry_schema.config,
+            )
     return DirectOperation(
-        schema, operation, definitions, root_type, field, key, nodes, plan, build_info
+        schema,
+        operation,
+        definitions,
+        root_type,
+        field,
+        key,
+        nodes,
+        plan,
+        build_info,
+        arguments,
+        call if arguments is not None else None,
+    )
+
+
+def _call(strawberry_schema: Schema, field: GraphQLField) -> Call | None:
+    """How strawberry calls the field's resolver, where nothing else stands between."""
+    definition: StrawberryField | None = field.extensions.get("strawberry-definition")
+    resolver = definition.base_resolver if definition is not None else None
+    if definition is None or resolver is None or definition.extensions:
+        return None
+    if strawberry_schema.schema_converter.exception_handlers:
+        return None
+    sources = tuple(
+        parameter.name
+        for parameter in (resolver.parent_parameter, resolver.root_parameter)
+        if parameter is not None
+    )
+    info = resolver.info_parameter
+    return Call(
+        definition=definition,
+        info_class=strawberry_schema.config.info_class,
+        takes_self=resolver.self_parameter is not None,
+        source_names=sources,
+        info_name=info.name if info is not None else None,
     )
 
 

@@ -139,6 +139,7 @@ class HotPath:
             document,
             definition,
             schema.execution_context_class.build_resolve_info,
+            schema,
         )
         return Plan(document=document, operation=operation, name=name, direct=direct)
 

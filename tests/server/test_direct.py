@@ -120,7 +120,7 @@ def compiled(query: str) -> DirectOperation | None:
     document = parse(query)
     (operation,) = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     info = schema.execution_context_class.build_resolve_info
-    return compile_direct(schema._schema, query, document, operation, info)
+    return compile_direct(schema._schema, query, document, operation, info, schema)
 
 
 @pytest.mark.parametrize(
