@@ -3,7 +3,8 @@ headers that are cheap and safe on every response."""
 
 from __future__ import annotations
 
-from starlette.datastructures import MutableHeaders
+from operator import itemgetter
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # Pages load only their own scripts, styles and fonts, and talk only to their own origin
@@ -46,6 +47,38 @@ def connect_sources(scope: Scope) -> str:
     return f" ws://{host} wss://{host}"
 
 
+_EVERY_RESPONSE = tuple(
+    (n.encode("latin-1"), v.encode("latin-1")) for n, v in EVERY_RESPONSE.items()
+)
+_HTML_HEADERS = tuple((n.encode("latin-1"), v.encode("latin-1")) for n, v in HTML_HEADERS.items())
+_CSP = b"content-security-policy"
+
+
+def add_security_headers(message: Message, scope: Scope) -> None:
+    """Add the security headers the response start `message` lacks. Names are compared
+    as given (ASGI's are lowercase), as starlette's MutableHeaders compared them; every
+    move's answer passes here, and the raw list costs no Python call per header."""
+    raw = list(message.get("headers") or ())
+    message["headers"] = raw
+    present = set(map(itemgetter(0), raw))
+    html = False
+    for name, value in raw:
+        if name == b"content-type":
+            html = value.startswith(b"text/html")
+            break
+    extra = _EVERY_RESPONSE
+    if html:
+        policy = CONTENT_SECURITY_POLICY.replace(
+            "connect-src 'self'", "connect-src 'self'" + connect_sources(scope)
+        )
+        # In the order the headers were always added: the policy first of the HTML ones.
+        others = tuple(header for header in _HTML_HEADERS if header[0] != _CSP)
+        extra = (*_EVERY_RESPONSE, (_CSP, policy.encode("latin-1")), *others)
+    for name, value in extra:
+        if name not in present:
+            raw.append((name, value))
+
+
 class SecurityHeaders:
     """Adds the security headers: on HTML responses the Content-Security-Policy (with
     frame-ancestors 'none') and X-Frame-Options; on every response
@@ -61,16 +94,7 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                extra = dict(EVERY_RESPONSE)
-                if headers.get("content-type", "").startswith("text/html"):
-                    extra.update(HTML_HEADERS)
-                    extra["content-security-policy"] = CONTENT_SECURITY_POLICY.replace(
-                        "connect-src 'self'", "connect-src 'self'" + connect_sources(scope)
-                    )
-                for name, value in extra.items():
-                    if name not in headers:
-                        headers[name] = value
+                add_security_headers(message, scope)
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -255,10 +255,9 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
-        media_type = response_media_type(headers.get(b"accept", b"").decode("latin-1"))
         declared = headers.get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._too_large(media_type)(scope, receive, send)
+            await self._too_large(headers)(scope, receive, send)
             return
         received = 0
         started = False
@@ -282,9 +281,11 @@ class BodyLimit:
             await self.app(scope, limited_receive, tracking_send)
         except _BodyTooLarge:
             if not started:
-                await self._too_large(media_type)(scope, receive, send)
+                await self._too_large(headers)(scope, receive, send)
 
-    def _too_large(self, media_type: str) -> Response:
+    def _too_large(self, headers: dict[bytes, bytes]) -> Response:
+        # The media type by the request's Accept, read only for a refusal.
+        media_type = response_media_type(headers.get(b"accept", b"").decode("latin-1"))
         refusal = Refusal(
             RefusalCode.PAYLOAD_TOO_LARGE, f"request body over {self.max_bytes} bytes"
         )
