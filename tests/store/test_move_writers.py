@@ -28,7 +28,7 @@ from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.models import MoveRow, TableRow
 from app.store.postgres_writer import PostgresMoveWriter
-from app.store.sqlite_writer import SqliteMoveWriter
+from app.store.sqlite_writer import CHECKPOINT_EVERY, SqliteMoveWriter
 from app.store.writers import MOVE_COLUMNS, TABLE_COLUMNS, MoveWriter
 from tests.store.databases import database_url, migrated_with_players
 from tests.support.server import free_port
@@ -151,12 +151,12 @@ def sqlite_path(db: Database) -> str:
     return writer.path
 
 
-async def test_a_sqlite_move_waits_while_another_connection_writes(
+async def test_a_sqlite_move_waits_on_its_thread_while_another_connection_writes(
     sqlite_db: Database,
 ) -> None:
     db = sqlite_db
-    # Another process's transaction: the writer thread waits with the busy timeout (the
-    # event loop does not), then commits.
+    # The loop's own connection never waits (it would stop the server): a locked database
+    # sends the move to the writer thread, which waits with the busy timeout.
     ledger = Ledger(db, MemoryBroker())
     table = await started(ledger)
     writer = db.move_writer
@@ -175,6 +175,31 @@ async def test_a_sqlite_move_waits_while_another_connection_writes(
         other.close()
     assert await commit is True
     assert await stored(db, "t1") == (3, 2)
+
+
+async def test_sqlite_moves_hand_their_checkpoints_to_the_thread(sqlite_db: Database) -> None:
+    db = sqlite_db
+    ledger = Ledger(db, MemoryBroker())
+    table = await started(ledger)
+    writer = db.move_writer
+    assert isinstance(writer, SqliteMoveWriter)
+    for _ in range(CHECKPOINT_EVERY + 5):
+        if table.game is None or table.game.turn is None:
+            break
+        _, table = await ledger.change("t1", next_move)
+    else:
+        await asyncio.sleep(0.1)
+    # Moves get scarce when a game ends: fill up with version-only writes if needed.
+    for expected in range(table.version, table.version + CHECKPOINT_EVERY + 5):
+        if writer.checkpoints:
+            break
+        assert await writer.commit("t1", expected, {**values(table), "version": expected + 1}, [])
+        await asyncio.sleep(0)
+    for _ in range(100):
+        if writer.checkpoints:
+            break
+        await asyncio.sleep(0.01)
+    assert writer.checkpoints >= 1
 
 
 async def test_an_unreachable_database_is_an_outage_not_a_crash(tmp_path: Path) -> None:
