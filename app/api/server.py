@@ -25,6 +25,7 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.types.unset import UNSET, UnsetType
 
+from app.rules.jsontext import dumps
 from app.services.auth import Player
 from app.services.hub import Services
 from app.settings import Settings, load_settings
@@ -105,7 +106,7 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
         """JSON of an answer or a transport message; a subscription result shared by
         several subscribers is encoded once (app/api/sharing.py)."""
         shared = encode_message(data)
-        return shared if shared is not None else super().encode_json(data)
+        return shared if shared is not None else dumps(data)
 
     def decode_json(self, data: str | bytes) -> object:
         """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an

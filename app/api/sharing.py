@@ -21,13 +21,13 @@ the variables, which are the memo's key.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, cast
 
 from graphql import ExecutionResult
 from graphql.pyutils import is_awaitable
 
+from app.rules.jsontext import dumps
 from app.rules.seats import Seat
 from app.services.model import GameMessage
 
@@ -148,8 +148,8 @@ def execute_shared(
     return remember(result)
 
 
-# json.dumps builds a new encoder per call; this one is built once (same options).
-_encode = json.JSONEncoder(separators=(",", ":")).encode
+# json.dumps builds a new encoder per call; this one is built once (same text).
+_encode = dumps
 
 
 def encoded_data(data: SharedData) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from .bidding import Bid
 from .cards import FULL_DECK, Card
 from .game import Deal, Exchange, FinishedHand, Game, HandState, Phase, Trick
+from .jsontext import dumps
 from .scoring import TeamHandResult
 from .seats import Seat, Team
 
@@ -54,7 +55,7 @@ def game_to_json(game: Game) -> str:
     snapshot after every move then costs about the same early and late in a game."""
     head = game_to_data(game, with_finished=False)
     finished = ",".join(finished_json(f) for f in game.finished)
-    return json.dumps(head, separators=(",", ":"))[:-1] + ',"finished":[' + finished + "]}"
+    return dumps(head)[:-1] + ',"finished":[' + finished + "]}"
 
 
 def game_from_json(text: str) -> Game:
@@ -67,7 +68,7 @@ def finished_json(finished: FinishedHand) -> str:
     entry = _FINISHED_JSON.get(id(finished))
     if entry is not None and entry[0] is finished:
         return entry[1]
-    text = json.dumps(_finished_to_data(finished), separators=(",", ":"))
+    text = dumps(_finished_to_data(finished))
     if len(_FINISHED_JSON) >= _FINISHED_JSON_MAX:
         del _FINISHED_JSON[next(iter(_FINISHED_JSON))]
     _FINISHED_JSON[id(finished)] = (finished, text)
