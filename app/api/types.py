@@ -345,25 +345,24 @@ def _trick(trick: RTrick | None) -> Trick | None:
     return Trick(plays=_plays(trick.plays), winner=_SEATS[trick.winner])
 
 
-# The converted history of a game by its last result (a result ends exactly one
-# history: the game's, up to it), so that a move converts no finished hand again. The
-# entry holds that result, so its id is not reused while the entry stands; the lists are
-# shared by every view of the game and never mutated.
-_HISTORIES: dict[int, tuple[TeamHandResult, int, list[HandResult]]] = {}
+# The converted history of a game, found by its last result and checked result by
+# result (by identity, in C), so that a move converts no finished hand again. The entry
+# holds its results, so their ids are not reused while it stands; the lists are shared by
+# every view of the game and never mutated.
+_HISTORIES: dict[int, tuple[tuple[TeamHandResult, ...], list[HandResult]]] = {}
 HISTORIES_KEPT = 1024
 
 
 def _history(results: tuple[TeamHandResult, ...]) -> list[HandResult]:
     if not results:
         return []
-    last = results[-1]
-    entry = _HISTORIES.get(id(last))
-    if entry is not None and entry[0] is last and entry[1] == len(results):
-        return entry[2]
+    entry = _HISTORIES.get(id(results[-1]))
+    if entry is not None and entry[0] == results:
+        return entry[1]
     converted = [_result(r) for r in results]
     if len(_HISTORIES) >= HISTORIES_KEPT:
         _HISTORIES.clear()
-    _HISTORIES[id(last)] = (last, len(results), converted)
+    _HISTORIES[id(results[-1])] = (results, converted)
     return converted
 
 

@@ -54,8 +54,27 @@ def game_to_json(game: Game) -> str:
     """`game_to_data` as compact JSON, reusing the JSON of hands already finished: a
     snapshot after every move then costs about the same early and late in a game."""
     head = game_to_data(game, with_finished=False)
-    finished = ",".join(finished_json(f) for f in game.finished)
-    return dumps(head)[:-1] + ',"finished":[' + finished + "]}"
+    return dumps(head)[:-1] + ',"finished":[' + _all_finished_json(game.finished) + "]}"
+
+
+# The joined JSON of a game's finished hands, found by its last one and checked hand by
+# hand (by identity, in C), so that a move joins nothing again.
+_JOINED: dict[int, tuple[tuple[FinishedHand, ...], str]] = {}
+_JOINED_MAX = 1024
+
+
+def _all_finished_json(finished: list[FinishedHand]) -> str:
+    if not finished:
+        return ""
+    hands = tuple(finished)
+    entry = _JOINED.get(id(hands[-1]))
+    if entry is not None and entry[0] == hands:  # the entry holds its hands: ids stay theirs
+        return entry[1]
+    text = ",".join(finished_json(f) for f in hands)
+    if len(_JOINED) >= _JOINED_MAX:
+        _JOINED.clear()
+    _JOINED[id(hands[-1])] = (hands, text)
+    return text
 
 
 def game_from_json(text: str) -> Game:
