@@ -14,9 +14,11 @@ from app.rules.jsontext import dumps
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=5) | st.integers() | st.booleans(), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=5) | st.integers() | st.booleans(), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -27,7 +29,7 @@ def test_the_text_is_json_dumps_compact(value: Any) -> None:
 
 
 def test_special_floats_and_unicode_as_json_writes_them() -> None:
-    value = {"n": math.nan, "i": math.inf, "s": "é\u2028\"", "k": [1.5, -0.0]}
+    value = {"n": math.nan, "i": math.inf, "s": 'é\u2028"', "k": [1.5, -0.0]}
     assert dumps(value) == json.dumps(value, separators=(",", ":"))
 
 
