@@ -347,7 +347,7 @@ class CoreSubscription:
                 if message.committed_at:  # a live change, seen by every subscriber
                     FANOUT.observe(max(0.0, time.time() - message.committed_at))
                     seat = message.table.seat_of(viewer.id)
-                    update = shared_payload(message, seat, partial(_game_update, message, viewer))
+                    update = shared_payload(message, seat, _game_update, message, viewer)
                 else:  # a SNAPSHOT or a replayed update: this subscriber's alone
                     update = _game_update(message, viewer)
                 yield update

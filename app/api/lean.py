@@ -194,11 +194,11 @@ class LiveSink:
         return True
 
     def _frame(self, message: GameMessage, seat: Seat | None) -> Frame | None:
-        payload = shared_payload(message, seat, lambda: self._build(message))
+        payload = shared_payload(message, seat, self._build, message)
         plan = self._plan
         if plan is not None:
             shape = self._key[1]
-            planned = planned_shared(payload, self._operation, shape, lambda: plan.run(payload))
+            planned = planned_shared(payload, self._operation, shape, plan)
             if planned is not None:
                 return self._encoded(planned)
         executor = self._executor_when_needed()

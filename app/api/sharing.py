@@ -22,7 +22,7 @@ the variables, which are the memo's key.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from graphql import ExecutionResult
 from graphql.pyutils import is_awaitable
@@ -32,6 +32,9 @@ from app.rules.seats import Seat
 from app.services.model import GameMessage
 
 from .metrics import TallyCounter
+
+if TYPE_CHECKING:
+    from .plans import Plan
 
 EXECUTIONS = TallyCounter(
     "spades_subscription_executions",
@@ -56,23 +59,30 @@ class SharedPayload(Protocol):
 
 
 class SharedData(dict[str, Any]):
-    """A result's `data`, shared by its subscribers, with its JSON once encoded."""
+    """A result's `data`, shared by its subscribers, with its JSON once encoded (made by
+    `shared_data`: no Python `__init__` on the fan-out's path)."""
 
     __slots__ = ("encoded",)
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__(data)
-        self.encoded: str | None = None
+    encoded: str | None
 
 
-def shared_payload(message: GameMessage, seat: Seat | None, build: Callable[[], Any]) -> Any:
+def shared_data(data: dict[str, Any]) -> SharedData:
+    """`data` as SharedData, not yet encoded."""
+    shared = SharedData(data)
+    shared.encoded = None
+    return shared
+
+
+def shared_payload(
+    message: GameMessage, seat: Seat | None, build: Callable[..., Any], *args: Any
+) -> Any:
     """The payload of `message` for viewers of `seat` (None: spectators), built once, its
     executions memoized. Only for a message many subscribers get (a live change): a
     SNAPSHOT or a replay is one subscriber's, and a memo there would only hold memory."""
     payloads: dict[Seat | None, Any] = message.views.setdefault(_PAYLOADS, {})
     payload = payloads.get(seat)
     if payload is None:
-        payload = payloads[seat] = build()
+        payload = payloads[seat] = build(*args)
         payload.shared_executions = {}
     return payload
 
@@ -89,7 +99,7 @@ def _recall(memo: dict[Any, Any] | None, key: Any, operation: object) -> Any:
 
 
 def planned_shared(
-    payload: SharedPayload, operation: object, shape: str, run: Callable[[], Any]
+    payload: SharedPayload, operation: object, shape: str, plan: Plan
 ) -> SharedData | None:
     """The data of a compiled plan's run on `payload` (app/api/plans.py), memoized on the
     payload for the same operation (its parsed node) and variables (`shape`), as
@@ -97,14 +107,16 @@ def planned_shared(
     share one run and one encoding. None: the plan gave way (execute it the normal way)."""
     memo = payload.shared_executions
     key = ("plan", id(operation), shape)
-    cached = _recall(memo, key, operation)
-    if cached is not None:
-        return cast(SharedData, cached)
-    data = run()
+    # `_recall`, inline: once per subscriber of every change.
+    entry = memo.get(key) if memo is not None else None
+    if entry is not None and entry[0] is operation:
+        _SHARED.count += 1
+        return cast(SharedData, entry[1])
+    data = plan.run(payload)
     if data is None:
         return None
     _RAN.count += 1
-    shared = SharedData(data)
+    shared = shared_data(data)
     if memo is not None:
         memo[key] = (operation, shared)
     return shared
@@ -135,7 +147,7 @@ def execute_shared(
     def remember(done: ExecutionResult) -> ExecutionResult:
         if done.errors or done.data is None:
             return done
-        shared = ExecutionResult(SharedData(done.data), None, done.extensions)
+        shared = ExecutionResult(shared_data(done.data), None, done.extensions)
         memo[key] = (operation, shared)
         return shared
 

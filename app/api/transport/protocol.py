@@ -55,19 +55,20 @@ class ReceivedEvents:
 class Flag:
     """asyncio.Event's set, clear, is_set and wait, with a future only while waited on."""
 
-    __slots__ = ("_set", "_waiters")
+    # `value` is public so the socket writer reads it without a call per frame.
+    __slots__ = ("_waiters", "value")
 
     def __init__(self, value: bool = False) -> None:
-        self._set = value
+        self.value = value
         self._waiters: list[asyncio.Future[None]] | None = None
 
     def is_set(self) -> bool:
         """Whether it is set."""
-        return self._set
+        return self.value
 
     def set(self) -> None:
         """Set it, waking whoever waits."""
-        self._set = True
+        self.value = True
         waiters, self._waiters = self._waiters, None
         for waiter in waiters or ():
             if not waiter.done():
@@ -75,11 +76,11 @@ class Flag:
 
     def clear(self) -> None:
         """Clear it."""
-        self._set = False
+        self.value = False
 
     async def wait(self) -> bool:
         """Return once it is set."""
-        if self._set:
+        if self.value:
             return True
         waiter = asyncio.get_running_loop().create_future()
         if self._waiters is None:

@@ -46,21 +46,15 @@ def _start(work: Coroutine[Any, Any, None]) -> None:
 
 
 class Frame:
-    """A message's JSON text, and its WebSocket frame built once for all its sockets."""
+    """A message's JSON text, and its WebSocket frame (`wire`: the whole server-to-client
+    text frame, FIN, unmasked, no extension) built with it once for all its sockets: a
+    frame is only made to be written."""
 
-    __slots__ = ("_wire", "text")
+    __slots__ = ("text", "wire")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._wire: bytes | None = None
-
-    @property
-    def wire(self) -> bytes:
-        """The whole server-to-client text frame (FIN, unmasked, no extension)."""
-        wire = self._wire
-        if wire is None:
-            wire = self._wire = frame_bytes(self.text.encode())
-        return wire
+        self.wire = frame_bytes(text.encode())
 
 
 def frame_bytes(payload: bytes) -> bytes:
@@ -168,7 +162,7 @@ class SocketWriter:
         protocol = self._protocol
         if protocol is None or protocol.close_sent or protocol.disconnected:
             return False
-        if not protocol.writable.is_set() or not protocol.handshake_complete:
+        if not protocol.writable.value or not protocol.handshake_complete:
             return False
         wire = frame.wire if isinstance(frame, Frame) else frame_bytes(frame.encode())
         protocol.transport.write(wire)
