@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
 
 from graphql import (
@@ -152,6 +153,10 @@ class DirectOperation:
     build_info: Callable[..., GraphQLResolveInfo[Any]]
     arguments: ArgumentPlan | None = None  # with `call`: arguments compiled too
     call: Call | None = None
+    path: Path = dataclass_field(init=False)  # the root field's response path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(None, self.key, self.root_type.name))
 
     async def run(
         self, context: Any, variables: dict[str, Any] | None, is_awaitable: Callable[[Any], bool]
@@ -175,24 +180,9 @@ class DirectOperation:
             )
         except Exception:  # graphql-core's to report, as a field error
             return None
-        scope = _ResolveScope(
-            schema, self.fragment_definitions, operation, coerced, context, is_awaitable
-        )
-        path = Path(None, self.key, self.root_type.name)
-        info = self.build_info(scope, field, self.nodes, self.root_type, path)
         resolve = field.resolve
         assert resolve is not None
-        try:
-            value = resolve(None, info, **args)
-            if is_awaitable(value):
-                value = await value
-        except Exception as error:
-            return Replay(error=error)
-        try:
-            data = {self.key: complete(self.plan, value)}
-        except Exception:  # a value graphql-core would report an error for
-            return Replay(value)
-        return ExecutionResult(data, None)
+        return await self._answer(context, coerced, is_awaitable, _resolve, resolve, args)
 
     async def _called(
         self,
@@ -206,13 +196,24 @@ class DirectOperation:
         coercion or strawberry's conversion. (Its raw info's `variable_values` are the
         request's variables as sent: no resolver reads them.)"""
         given = VariableValues(sources={}, coerced=variables or {})
+        return await self._answer(context, given, is_awaitable, call, kwargs)
+
+    async def _answer(
+        self,
+        context: Any,
+        variables: VariableValues,
+        is_awaitable: Callable[[Any], bool],
+        resolve: Callable[..., Any],
+        *args: Any,
+    ) -> ExecutionResult | Replay:
+        """`resolve(info, *args)` for the root field, its value built by the plan; a
+        Replay if it raised or the plan cannot build its value."""
         scope = _ResolveScope(
-            self.schema, self.fragment_definitions, self.operation, given, context, is_awaitable
+            self.schema, self.fragment_definitions, self.operation, variables, context, is_awaitable
         )
-        path = Path(None, self.key, self.root_type.name)
-        info = self.build_info(scope, self.field, self.nodes, self.root_type, path)
+        info = self.build_info(scope, self.field, self.nodes, self.root_type, self.path)
         try:
-            value = call(info, kwargs)
+            value = resolve(info, *args)
             if is_awaitable(value):
                 value = await value
         except Exception as error:
@@ -222,6 +223,13 @@ class DirectOperation:
         except Exception:  # a value graphql-core would report an error for
             return Replay(value)
         return ExecutionResult(data, None)
+
+
+def _resolve(
+    info: GraphQLResolveInfo[Any], resolve: Callable[..., Any], args: dict[str, Any]
+) -> Any:
+    """The field's own resolver at the root (its source is None), as graphql-core calls it."""
+    return resolve(None, info, **args)
 
 
 def compile_direct(

@@ -52,6 +52,8 @@ _EVERY_RESPONSE = tuple(
 )
 _HTML_HEADERS = tuple((n.encode("latin-1"), v.encode("latin-1")) for n, v in HTML_HEADERS.items())
 _CSP = b"content-security-policy"
+# In the order the headers were always added: the policy first of the HTML ones.
+_HTML_BESIDE_POLICY = tuple(header for header in _HTML_HEADERS if header[0] != _CSP)
 
 
 def add_security_headers(message: Message, scope: Scope) -> None:
@@ -71,9 +73,7 @@ def add_security_headers(message: Message, scope: Scope) -> None:
         policy = CONTENT_SECURITY_POLICY.replace(
             "connect-src 'self'", "connect-src 'self'" + connect_sources(scope)
         )
-        # In the order the headers were always added: the policy first of the HTML ones.
-        others = tuple(header for header in _HTML_HEADERS if header[0] != _CSP)
-        extra = (*_EVERY_RESPONSE, (_CSP, policy.encode("latin-1")), *others)
+        extra = (*_EVERY_RESPONSE, (_CSP, policy.encode("latin-1")), *_HTML_BESIDE_POLICY)
     for name, value in extra:
         if name not in present:
             raw.append((name, value))
