@@ -23,7 +23,15 @@ Data = dict[str, Any]
 def game_to_data(game: Game, with_finished: bool = True) -> Data:
     """Everything needed to resume `game` exactly (`with_finished=False` leaves out the
     finished hands, for `game_to_json`)."""
-    data: Data = {
+    data = _head_to_data(game)
+    data["hand"] = _hand_to_data(game.hand)  # last but the finished hands: see game_to_json
+    if with_finished:
+        data["finished"] = [_finished_to_data(f) for f in game.finished]
+    return data
+
+
+def _head_to_data(game: Game) -> Data:
+    return {
         "seed": game.seed,
         "seedPublic": game.seed_public,
         "players": list(game.players),
@@ -32,16 +40,12 @@ def game_to_data(game: Game, with_finished: bool = True) -> Data:
         "scores": list(game.scores),
         "bags": list(game.bags),
         "winner": game.winner.name if game.winner is not None else None,
-        "hand": _hand_to_data(game.hand),
         "forcedDeals": (
             {str(n): _deal_to_data(d) for n, d in game.forced_deals.items()}
             if game.forced_deals is not None
             else None
         ),
     }
-    if with_finished:
-        data["finished"] = [_finished_to_data(f) for f in game.finished]
-    return data
 
 
 # Finished hands never change, so each is turned into JSON once. Keyed by identity (the
@@ -51,10 +55,68 @@ _FINISHED_JSON_MAX = 8192
 
 
 def game_to_json(game: Game) -> str:
-    """`game_to_data` as compact JSON, reusing the JSON of hands already finished: a
+    """`game_to_data` as compact JSON, reusing the JSON of what no move changes again: the
+    hands already finished, the deal and the finished tricks of the hand in play. A
     snapshot after every move then costs about the same early and late in a game."""
-    head = game_to_data(game, with_finished=False)
-    return dumps(head)[:-1] + ',"finished":[' + _all_finished_json(game.finished) + "]}"
+    hand = game.hand
+    # The order is game_to_data's: the head, its hand (with the deal and tricks last),
+    # then the finished hands.
+    return "".join(
+        (
+            dumps(_head_to_data(game))[:-1],
+            ',"hand":',
+            dumps(_changing_hand_data(hand))[:-1],
+            ',"deal":',
+            _deal_json(hand.deal),
+            ',"tricks":[',
+            _all_tricks_json(hand.tricks),
+            ']},"finished":[',
+            _all_finished_json(game.finished),
+            "]}",
+        )
+    )
+
+
+# A hand's deal and finished tricks never change: each is turned into JSON once, found by
+# identity (an entry keeps its object alive, so an id is never reused while cached).
+_DEAL_JSON: dict[int, tuple[Deal, str]] = {}
+_TRICKS_JSON: dict[int, tuple[tuple[Trick, ...], str]] = {}
+_PIECES_MAX = 4096
+
+
+def _deal_json(deal: Deal) -> str:
+    entry = _DEAL_JSON.get(id(deal))
+    if entry is not None and entry[0] is deal:
+        return entry[1]
+    text = dumps(_deal_to_data(deal))
+    _bounded(_DEAL_JSON)[id(deal)] = (deal, text)
+    return text
+
+
+def _all_tricks_json(tricks: list[Trick]) -> str:
+    """The joined JSON of a hand's finished tricks, found by the last one and checked
+    trick by trick (by identity, in C); a new trick extends its predecessors' text."""
+    if not tricks:
+        return ""
+    done = tuple(tricks)
+    entry = _TRICKS_JSON.get(id(done[-1]))
+    if entry is not None and entry[0] == done:
+        return entry[1]
+    last = dumps(_trick_to_data(done[-1]))
+    before = _TRICKS_JSON.get(id(done[-2])) if len(done) > 1 else None
+    if before is not None and before[0] == done[:-1]:
+        text = before[1] + "," + last
+    else:
+        text = ",".join([*(dumps(_trick_to_data(t)) for t in done[:-1]), last])
+    _bounded(_TRICKS_JSON)[id(done[-1])] = (done, text)
+    return text
+
+
+def _bounded(cache: dict[int, Any]) -> dict[int, Any]:
+    """`cache`, its oldest entry dropped if full (FIFO)."""
+    if len(cache) >= _PIECES_MAX:
+        del cache[next(iter(cache))]
+    return cache
 
 
 # The joined JSON of a game's finished hands, found by its last one and checked hand by
@@ -162,25 +224,33 @@ def _plays_from_data(data: list[Any]) -> list[tuple[Seat, Card]]:
 
 
 def _hand_to_data(hand: HandState) -> Data:
+    data = _changing_hand_data(hand)
+    # Last: what game_to_json reuses
+    data["deal"] = _deal_to_data(hand.deal)
+    data["tricks"] = [_trick_to_data(t) for t in hand.tricks]
+    return data
+
+
+def _changing_hand_data(hand: HandState) -> Data:
+    """A hand's data but its deal and finished tricks (which never change)."""
     return {
         "number": hand.number,
         "dealer": _SEAT_NAMES[hand.dealer],
-        "deal": _deal_to_data(hand.deal),
         "hands": [_codes(h) for h in hand.hands],
         "withheld": list(hand.withheld),
         "bids": [b.to_record() if b is not None else None for b in hand.bids],
         "bidOrder": [_SEAT_NAMES[s] for s in hand.bid_order],
         "exchanges": [[e.giver.name, e.receiver.name, _codes(e.cards)] for e in hand.exchanges],
-        "tricks": [
-            [_SEAT_NAMES[t.leader], _plays_to_data(t.plays), _SEAT_NAMES[t.winner]]
-            for t in hand.tricks
-        ],
         "current": _plays_to_data(hand.current),
         "leader": _SEAT_NAMES[hand.leader],
         "spadesBroken": hand.spades_broken,
         "tricksWon": list(hand.tricks_won),
         "playersChanged": hand.players_changed,
     }
+
+
+def _trick_to_data(trick: Trick) -> list[Any]:
+    return [_SEAT_NAMES[trick.leader], _plays_to_data(trick.plays), _SEAT_NAMES[trick.winner]]
 
 
 def _hand_from_data(data: Data) -> HandState:

@@ -1,4 +1,5 @@
-"""Snapshots: the JSON form reuses finished hands' JSON yet always equals the full data."""
+"""Snapshots: the JSON form reuses the JSON of finished hands, the deal and finished tricks,
+yet always equals the full data."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ def test_snapshot_json_equals_the_full_data_after_every_move_and_resumes_exactly
         assert text == json.dumps(game_to_data(game), separators=(",", ":"))
         resumed = game_from_json(text)
         assert game_to_data(resumed) == game_to_data(game)
+        assert game_to_json(resumed) == text  # its tricks and deal new objects: none reused
         seat = game.turn
         assert seat is not None
         game.apply(random_move(game, seat, rng))
