@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -41,6 +41,7 @@ from .schema import SpadesSchema, build_schema
 from .sharing import encode_message
 from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from .transport.corked import CorkedHttpProtocol
+from .transport.edge import PostEdge
 from .transport.graphiql import ROUTES as GRAPHIQL_ROUTES
 from .transport.graphiql import graphiql_page
 from .transport.headers import SecurityHeaders
@@ -326,13 +327,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     http_middleware = [
         Middleware(SecurityHeaders),
         Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
-        Middleware(
-            CORSMiddleware,
-            allow_origins=list(settings.allowed_origins),
-            allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=list(settings.cors_allow_headers),
-            max_age=600,
-        ),
+        Middleware(cors_layer, settings=settings),
     ]
     app = SpadesApp(
         routes=[
@@ -350,15 +345,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.state.services = services
     app.state.guards = guards
     app.graphql_socket = graphql.serve_socket
-    app.graphql_post = wrapped(graphql, http_middleware)
+    # The same three as one layer (app/api/transport/edge.py).
+    app.graphql_post = PostEdge(graphql, settings.max_body_bytes, cors_layer(graphql, settings))
     return app
 
 
-def wrapped(app: ASGIApp, middleware: Sequence[Middleware]) -> ASGIApp:
-    """`app` inside `middleware`, the first outermost (as Starlette stacks them)."""
-    for cls, args, kwargs in reversed(middleware):
-        app = cls(app, *args, **kwargs)
-    return app
+def cors_layer(app: ASGIApp, settings: Settings) -> CORSMiddleware:
+    """starlette's CORS middleware around `app`, as `settings` allow."""
+    return CORSMiddleware(
+        app,
+        allow_origins=list(settings.allowed_origins),
+        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_headers=list(settings.cors_allow_headers),
+        max_age=600,
+    )
 
 
 def serve(

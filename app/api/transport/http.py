@@ -255,9 +255,8 @@ class BodyLimit:
             await self.app(scope, receive, send)
             return
         headers = dict(scope.get("headers") or [])
-        declared = headers.get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._too_large(headers)(scope, receive, send)
+        if declared_too_large(headers, self.max_bytes):
+            await too_large_response(headers, self.max_bytes)(scope, receive, send)
             return
         received = 0
         started = False
@@ -268,7 +267,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _BodyTooLarge()
+                    raise BodyTooLarge()
             return message
 
         async def tracking_send(message: Message) -> None:
@@ -279,18 +278,25 @@ class BodyLimit:
 
         try:
             await self.app(scope, limited_receive, tracking_send)
-        except _BodyTooLarge:
+        except BodyTooLarge:
             if not started:
-                await self._too_large(headers)(scope, receive, send)
-
-    def _too_large(self, headers: dict[bytes, bytes]) -> Response:
-        # The media type by the request's Accept, read only for a refusal.
-        media_type = response_media_type(headers.get(b"accept", b"").decode("latin-1"))
-        refusal = Refusal(
-            RefusalCode.PAYLOAD_TOO_LARGE, f"request body over {self.max_bytes} bytes"
-        )
-        return refusal_response(refusal, media_type)
+                await too_large_response(headers, self.max_bytes)(scope, receive, send)
 
 
-class _BodyTooLarge(Exception):
-    pass
+def declared_too_large(headers: dict[bytes, bytes], max_bytes: int) -> bool:
+    """Whether the request's Content-Length (raw `headers`) is malformed or over
+    `max_bytes`."""
+    declared = headers.get(b"content-length")
+    return declared is not None and (not declared.isdigit() or int(declared) > max_bytes)
+
+
+def too_large_response(headers: dict[bytes, bytes], max_bytes: int) -> Response:
+    """The 413 refusal of a body over `max_bytes`, in the media type the request's
+    Accept asks for (read only for a refusal)."""
+    media_type = response_media_type(headers.get(b"accept", b"").decode("latin-1"))
+    refusal = Refusal(RefusalCode.PAYLOAD_TOO_LARGE, f"request body over {max_bytes} bytes")
+    return refusal_response(refusal, media_type)
+
+
+class BodyTooLarge(Exception):
+    """A streamed request body passed the limit."""
