@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from datetime import UTC, datetime
 from enum import Enum
 
 import strawberry
@@ -15,7 +14,7 @@ from .context import Context, require_viewer, services_of, subscription_slot
 from .core import player_type
 from .errors import translate_errors
 from .metrics import SUBSCRIPTIONS
-from .types import Player
+from .types import Player, iso_instant
 
 InfoT = Info[Context, None]
 
@@ -50,13 +49,6 @@ class ChatMessage:
             text=message.text,
             sent_at=iso_instant(message.sent_at),
         )
-
-
-def iso_instant(epoch: float) -> str:
-    """Epoch seconds as an ISO-8601 UTC instant with milliseconds (`...T12:00:00.000Z`)."""
-    return (
-        datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    )
 
 
 @strawberry.type
