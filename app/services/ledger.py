@@ -224,7 +224,8 @@ class Ledger:
         writer = self.db.move_writer
         if writer is not None and not seat_changes and not change.effects:
             rows = repo.move_rows(after.id, change.log)
-            return await writer.commit(after.id, before.version, values, rows, finish)
+            changed = _changed_columns(before, after)
+            return await writer.commit(after.id, before.version, values, rows, finish, changed)
         async with self.db.transaction() as session:
             # The ratings a game end changes are locked before its table row (the order
             # of every game end's locks, see `career.lock_skills`).
@@ -398,6 +399,15 @@ def _conflict() -> RuleError:
 def _row_values(table: TableSnapshot) -> dict[str, Any]:
     return {
         "version": table.version,
+        "game_state": (game_to_json(table.game) if table.game is not None else None),
+        "live_state": live_to_json(table),
+        **_plain_values(table),
+    }
+
+
+def _plain_values(table: TableSnapshot) -> dict[str, Any]:
+    """The row values a game change seldom changes, cheap to compare."""
+    return {
         "name": table.name,
         "host_id": table.host_id,
         # `_value_`, not `.value` (a property: two Python calls each, on every move).
@@ -405,15 +415,22 @@ def _row_values(table: TableSnapshot) -> dict[str, Any]:
         "join_policy": table.join_policy._value_,
         "spectating": table.spectating,
         "status": table.status._value_,
-        "game_state": (game_to_json(table.game) if table.game is not None else None),
         "turn_seconds": table.turn_seconds,
         "replacement_bot": table.replacement_bot._value_,
         "turn_deadline": table.turn_deadline,
-        "live_state": live_to_json(table),
         "finished_at": table.finished_at,
         "rematch_requests": ",".join(s.name for s in table.rematch_requests) or None,
         "next_table_id": table.next_table_id,
     }
+
+
+def _changed_columns(before: TableSnapshot, after: TableSnapshot) -> frozenset[str]:
+    """The plain columns whose values `after` changes. The row at `before`'s version holds
+    `before`'s values (each write sets at least every column that changed, and the
+    values read back equal), so the move writer may leave the others: in SQLite an
+    unchanged column in the SET list still costs its index update or foreign-key lookup."""
+    was = _plain_values(before)
+    return frozenset(name for name, value in _plain_values(after).items() if was[name] != value)
 
 
 def snapshot_from_rows(

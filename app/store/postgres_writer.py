@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,8 +160,10 @@ class PostgresMoveWriter:
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
         finish: GameEnd | None = None,
+        changed: Collection[str] | None = None,
     ) -> bool:
-        """See `MoveWriter.commit`: one statement (a rated game's end: see `_rated_end`)."""
+        """See `MoveWriter.commit`: one statement (a rated game's end: see `_rated_end`),
+        prepared once, setting every column whatever `changed` says."""
         row = {"updated_at": now(), **values}
         change = {f"t_{name}": row[name] for name in TABLE_COLUMNS}
         change.update({f"m_{name}": [move[name] for move in moves] for name in MOVE_COLUMNS})

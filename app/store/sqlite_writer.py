@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, exc, insert, select, update
@@ -39,7 +40,7 @@ from app.rules.rating import Skill
 from . import career_sqlite
 from .career import GameEnd
 from .models import MoveRow, TableRow, now
-from .writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
+from .writers import ALWAYS_SET, MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
 T = TypeVar("T")
 
@@ -56,11 +57,19 @@ def _sql(statement: Any) -> str:
     return str(statement.compile(dialect=_DIALECT))
 
 
-_COMPARE_AND_SET = _sql(
-    update(_TABLES)
-    .where(_TABLES.c.id == bindparam("id_"), _TABLES.c.version == bindparam("expected_"))
-    .values({name: bindparam(name) for name in TABLE_COLUMNS})
-)
+@functools.lru_cache(maxsize=256)
+def _compare_and_set(changed: frozenset[str] | None) -> str:
+    """The row's compare-and-swap, setting `ALWAYS_SET` and the `changed` columns (None:
+    all): a move changes the same few, so a handful of texts, each prepared once by
+    sqlite3's statement cache."""
+    names = [n for n in TABLE_COLUMNS if changed is None or n in ALWAYS_SET or n in changed]
+    return _sql(
+        update(_TABLES)
+        .where(_TABLES.c.id == bindparam("id_"), _TABLES.c.version == bindparam("expected_"))
+        .values({name: bindparam(name) for name in names})
+    )
+
+
 _APPEND_MOVE = _sql(
     insert(_MOVES).values({name: bindparam(name) for name in ("table_id", *MOVE_COLUMNS)})
 )
@@ -165,18 +174,22 @@ class SqliteMoveWriter:
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
         finish: GameEnd | None = None,
+        changed: Collection[str] | None = None,
     ) -> bool:
-        """See `MoveWriter.commit`."""
+        """See `MoveWriter.commit`: the columns not `changed` are left as they are."""
         params = {"updated_at": now(), **values, "id_": table_id, "expected_": expected_version}
+        update = _compare_and_set(None if changed is None else frozenset(changed))
         if finish is None:
             try:
-                committed = _commit(self._loop_connection(), params, moves, None)
+                committed = _commit(self._loop_connection(), update, params, moves, None)
             except _Busy:
                 pass  # another connection writes: wait for it on the thread
             else:
                 self._count_inline_commit()
                 return committed
-        return await self._run(lambda connection: _commit(connection, params, moves, finish))
+        return await self._run(
+            lambda connection: _commit(connection, update, params, moves, finish)
+        )
 
     def _loop_connection(self) -> sqlite3.Connection:
         if self._inline is None:
@@ -236,6 +249,7 @@ def _passive_checkpoint(connection: sqlite3.Connection) -> None:
 
 def _commit(
     connection: sqlite3.Connection,
+    update: str,
     params: dict[str, Any],
     moves: Sequence[dict[str, Any]],
     finish: GameEnd | None,
@@ -249,7 +263,7 @@ def _commit(
                 raise _Busy from error
             raise
         try:
-            statement = _COMPARE_AND_SET
+            statement = update
             if connection.execute(statement, params).rowcount != 1:
                 connection.execute("ROLLBACK")
                 return False

@@ -10,7 +10,7 @@ session path.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import exc
@@ -39,6 +39,8 @@ TABLE_COLUMNS = (
     "updated_at",
 )
 MOVE_COLUMNS = ("seq", "changes", "move", "created_at")
+# The columns a game change always sets; any other it sets only if told it changed.
+ALWAYS_SET = ("version", "game_state", "live_state", "updated_at")
 
 
 class MoveWriter(Protocol):
@@ -51,10 +53,13 @@ class MoveWriter(Protocol):
         values: dict[str, Any],
         moves: Sequence[dict[str, Any]],
         finish: GameEnd | None = None,
+        changed: Collection[str] | None = None,
     ) -> bool:
         """Set the table row's `values` if it is still at `expected_version` and append
         the move-log rows, with `finish` (the change ends a game) its career update,
-        atomically; False (nothing written) if the table moved on."""
+        atomically; False (nothing written) if the table moved on. `changed`, if given,
+        names the columns outside `ALWAYS_SET` whose values differ from the row's at
+        `expected_version`: a writer may leave the others as they are."""
         ...
 
     async def prefetch_ratings(self, player_ids: Sequence[str]) -> dict[str, Skill]:

@@ -278,6 +278,32 @@ async def test_a_change_without_log_rows_is_still_told_applied(db: Database) -> 
     assert await writer.commit("t1", 2, values(change.steps[-1].table), []) is False
 
 
+async def row_values(db: Database, table_id: str) -> dict[str, Any]:
+    """The table row's columns a game change sets, but its write time, as stored."""
+    async with db.read() as session:
+        row = await session.scalar(select(TableRow).where(TableRow.id == table_id))
+    assert row is not None
+    return {name: getattr(row, name) for name in TABLE_COLUMNS if name != "updated_at"}
+
+
+async def test_a_move_sets_only_the_columns_it_changes_yet_the_row_is_always_the_table(
+    db: Database,
+) -> None:
+    # Two ledgers, as two processes: the second's cached table goes stale, and it reads
+    # the row back before it decides again. Whole game: turn deadlines move, the status
+    # and the finish time change at its end.
+    first, second = Ledger(db, MemoryBroker()), Ledger(db, MemoryBroker())
+    table = await started(first)
+    assert await row_values(db, "t1") == _row_values(table)
+    changes = 0
+    while table.status is TableStatus.PLAYING:
+        ledger = second if changes % 5 == 4 else first
+        _, table = await ledger.change("t1", next_move)
+        assert await row_values(db, "t1") == _row_values(table)
+        changes += 1
+    assert table.status is TableStatus.FINISHED and table.finished_at is not None
+
+
 def test_the_writers_set_every_column_the_ledger_writes() -> None:
     # The session path writes whatever `_row_values` holds; the writers only the
     # columns they know: a column added to one and not the other would be lost silently.
