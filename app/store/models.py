@@ -107,7 +107,8 @@ class MoveRow(SQLModel, table=True):
             BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
         ),
     )
-    table_id: str = Field(foreign_key="tables.id", max_length=32, index=True)
+    # No index of its own: the unique (table_id, seq) index serves every read by table.
+    table_id: str = Field(foreign_key="tables.id", max_length=32)
     seq: int
     changes: int
     move: str = Field(sa_column=Column(Text, nullable=False))
