@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from math import inf
+from typing import cast
 
 from prometheus_client import REGISTRY, Counter, Gauge
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 from prometheus_client.utils import floatToGoString
+
+# prometheus_client's own formatting of a bucket's bound (`+Inf`, `1.0`), typed.
+_bound_text = cast(Callable[[float], str], floatToGoString)
 
 
 class Tally:
@@ -85,7 +89,7 @@ class TallyHistogram(Collector):
         cumulative: list[tuple[str, float]] = []
         for bound, count in zip((*self._bounds, inf), self._counts, strict=True):
             running += count
-            cumulative.append((floatToGoString(bound), running))
+            cumulative.append((_bound_text(bound), running))
         family = HistogramMetricFamily(self._name, self._documentation)
         family.add_metric([], cumulative, self._sum)
         yield family
