@@ -14,7 +14,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .headers import add_security_headers
-from .http import BodyTooLarge, declared_too_large, too_large_response
+from .http import BodyTooLarge, LimitedReceive, declared_too_large, too_large_response
 
 _VARY = b"vary"
 _ORIGIN = b"origin"
@@ -69,17 +69,7 @@ class PostEdge:
             return
         origin = _origin(scope)
         cors = self.cors
-        received = 0
         started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise BodyTooLarge()
-            return message
 
         async def edge_send(message: Message) -> None:
             nonlocal started
@@ -92,7 +82,7 @@ class PostEdge:
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, edge_send)
+            await self.app(scope, LimitedReceive(receive, self.max_bytes), edge_send)
         except BodyTooLarge:
             if not started:
                 await self._refuse(headers, scope, receive, send)

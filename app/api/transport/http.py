@@ -258,17 +258,7 @@ class BodyLimit:
         if declared_too_large(headers, self.max_bytes):
             await too_large_response(headers, self.max_bytes)(scope, receive, send)
             return
-        received = 0
         started = False
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise BodyTooLarge()
-            return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
@@ -277,10 +267,29 @@ class BodyLimit:
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, tracking_send)
+            await self.app(scope, LimitedReceive(receive, self.max_bytes), tracking_send)
         except BodyTooLarge:
             if not started:
                 await too_large_response(headers, self.max_bytes)(scope, receive, send)
+
+
+class LimitedReceive:
+    """A request's `receive` that raises BodyTooLarge once its body passed `max_bytes`."""
+
+    __slots__ = ("_max_bytes", "_receive", "_received")
+
+    def __init__(self, receive: Receive, max_bytes: int) -> None:
+        self._receive = receive
+        self._max_bytes = max_bytes
+        self._received = 0
+
+    async def __call__(self) -> Message:
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self._received += len(message.get("body", b""))
+            if self._received > self._max_bytes:
+                raise BodyTooLarge()
+        return message
 
 
 def declared_too_large(headers: dict[bytes, bytes], max_bytes: int) -> bool:
