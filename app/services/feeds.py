@@ -172,17 +172,26 @@ class TableFeed:
             recent[-1].views.clear()
         recent.append(message)
         written = False
+        version = message.table.version  # `message.version`, read once for the pass
         for follower in list(self.followers):
-            if follower.last < message.version and self._offer(follower, message, key):
+            if follower.last < version and self._offer(follower, message, key, version):
                 written = True
         # Once per pass, at its end (the latency of its last write), not per follower:
         # the followers handed back are observed on their GraphQL path instead.
         if written and self.on_fanout is not None and message.committed_at:
             self.on_fanout(max(0.0, time.time() - message.committed_at))
 
-    def _offer(self, follower: Follower, message: GameMessage, key: tuple[Any, ...]) -> bool:
-        """Write `message` for `follower`, or hand it back; False once handed back."""
-        version = message.version
+    def _offer(
+        self,
+        follower: Follower,
+        message: GameMessage,
+        key: tuple[Any, ...],
+        version: int | None = None,
+    ) -> bool:
+        """Write `message` (at `version`, if known) for `follower`, or hand it back; False
+        once handed back."""
+        if version is None:
+            version = message.version
         if version <= follower.last:
             return True
         try:

@@ -67,7 +67,7 @@ class Occupant:
     @property
     def is_bot(self) -> bool:
         """True for a bot."""
-        return is_bot(self.player_id)
+        return self.player_id.startswith("bot:")  # `is_bot`, inline: read many times a move
 
     @classmethod
     def bot(cls, seat: Seat, level: BotLevel = DEFAULT_BOT_LEVEL) -> Occupant:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
 from sqlalchemy import event
@@ -28,6 +28,8 @@ POOL_SIZE = 32  # SQLite, per process
 # 8) a process holds at most 32 connections, so the default max_connections (100, some
 # reserved for superusers) fits 3 processes.
 POSTGRES_POOL_SIZE = 24
+# PostgreSQL's turn to write: none to wait for (reusable: it holds no state).
+_NO_TURN: AbstractAsyncContextManager[None] = nullcontext()
 
 
 class Database:
@@ -78,15 +80,12 @@ class Database:
         async with self.writing(), self.transaction() as session:
             yield session
 
-    @asynccontextmanager
-    async def writing(self) -> AsyncIterator[None]:
+    def writing(self) -> AbstractAsyncContextManager[None]:
         """This process's turn to write (SQLite has one writer; PostgreSQL needs no turn).
         Hold it around `transaction()` and the move writer's commits."""
-        if self._write_lock is None:
-            yield
-            return
-        async with self._write_lock:
-            yield
+        # The lock itself, not an async generator around it: every move takes this turn,
+        # and a generator cost its frames and the loop's registration of it.
+        return self._write_lock if self._write_lock is not None else _NO_TURN
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
