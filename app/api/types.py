@@ -20,7 +20,7 @@ from app.rules.views import (
     PublicView,
     SeatView,
     TeamView,
-    project,
+    own_view,
     public_view,
     waiting_view,
 )
@@ -384,25 +384,22 @@ def _result(r: TeamHandResult) -> HandResult:
 # The GameView fields every viewer of one table state gets alike, of the state last
 # viewed: a change is fanned out to its viewers one after another (4 seats, spectators),
 # and all but the first take these instead of projecting and converting them again.
-# (table, hide_tricks, the rules' public view, the fields); replaced whole, never mutated.
-_last_public: list[tuple[model.TableSnapshot, bool, PublicView | None, dict[str, Any]]] = []
+# (table, hide_tricks, the fields); replaced whole, never mutated.
+_last_public: list[tuple[model.TableSnapshot, bool, dict[str, Any]]] = []
 
 
-def _public_fields(
-    table: model.TableSnapshot, hide_tricks: bool
-) -> tuple[PublicView | None, dict[str, Any]]:
-    """The rules' public view of `table` (None while WAITING) and the GameView fields
-    built from it, shared by all its viewers (no hand, no viewer's seat)."""
+def _public_fields(table: model.TableSnapshot, hide_tricks: bool) -> dict[str, Any]:
+    """The GameView fields built from the rules' public view of `table`, shared by all
+    its viewers (no hand, no viewer's seat)."""
     last = _last_public[0] if _last_public else None
     if last is not None and last[0] is table and last[1] is hide_tricks:
-        return last[2], last[3]
-    public: PublicView | None = None
+        return last[2]
     source: PublicView
     if table.game is None:
         players = [o.player_id if o is not None else None for o in table.occupants]
         source = waiting_view(players, None)
     else:
-        source = public = public_view(table.game)
+        source = public_view(table.game)
     current, last_trick = ((), None) if hide_tricks else (source.current_trick, source.last_trick)
     fields: dict[str, Any] = {
         "id": strawberry.ID(table.id),
@@ -430,15 +427,15 @@ def _public_fields(
         "next_table_id": strawberry.ID(table.next_table_id) if table.next_table_id else None,
         "rematch_requests": [_SEATS[s] for s in table.rematch_requests],
     }
-    _last_public[:] = [(table, hide_tricks, public, fields)]
-    return public, fields
+    _last_public[:] = [(table, hide_tricks, fields)]
+    return fields
 
 
 def game_view(
     table: model.TableSnapshot, viewer: rseats.Seat | None, watching: bool = True
 ) -> GameView:
     """The GraphQL GameView of `table` for a viewer seat (None: a spectator)."""
-    public, fields = _public_fields(table, viewer is None and not watching)
+    fields = _public_fields(table, viewer is None and not watching)
     if table.game is None:
         return GameView(
             viewer_seat=seat_type(viewer),
@@ -448,13 +445,14 @@ def game_view(
             legal_plays=[],
             **fields,
         )
-    data = project(table.game, viewer, public)
+    # The public part is `fields` already: only the viewer's own part is projected.
+    own = own_view(table.game, viewer)
     return GameView(
-        viewer_seat=seat_type(data.viewer_seat),
-        hand=[_CARDS[c] for c in data.hand] if data.hand is not None else None,
-        hand_withheld=data.hand_withheld,
-        blind_nil_eligible=data.blind_nil_eligible,
-        legal_plays=[_CARDS[c] for c in data.legal_plays],
+        viewer_seat=seat_type(own.viewer_seat),
+        hand=[_CARDS[c] for c in own.hand] if own.hand is not None else None,
+        hand_withheld=own.hand_withheld,
+        blind_nil_eligible=own.blind_nil_eligible,
+        legal_plays=[_CARDS[c] for c in own.legal_plays],
         **fields,
     )
 

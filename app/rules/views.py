@@ -9,6 +9,7 @@ hands of the two partners involved).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .bidding import Bid
 from .cards import Card
@@ -116,26 +117,44 @@ def public_view(game: Game) -> PublicView:
     )
 
 
+class OwnView(NamedTuple):
+    """The part of a game's view only the viewer's seat sees (for a spectator: no seat,
+    no hand, nothing to play). A tuple: built for every viewer of every change."""
+
+    viewer_seat: Seat | None
+    hand: tuple[Card, ...] | None
+    hand_withheld: bool
+    blind_nil_eligible: bool
+    legal_plays: tuple[Card, ...]
+
+
+def own_view(game: Game, viewer: Seat | None) -> OwnView:
+    """What the seat `viewer` (None: a spectator) sees of `game` beyond the public view:
+    its own hand unless withheld for blind nil, and its legal plays."""
+    if viewer is None:
+        return OwnView(None, None, False, False, ())
+    hand = game.hand
+    withheld = hand.withheld[viewer] and game.phase is Phase.BIDDING
+    own = None if withheld else tuple(hand.hands[viewer])
+    return OwnView(viewer, own, withheld, withheld, tuple(game.legal_plays(viewer)))
+
+
 def project(game: Game, viewer: Seat | None, public: PublicView | None = None) -> GameViewData:
     """The view of `game` for the seat `viewer`, or for a spectator when None. `public`,
     if given, must be `public_view(game)` of this very state."""
     if public is None:
         public = public_view(game)
-    hand = game.hand
-    withheld = viewer is not None and hand.withheld[viewer] and game.phase is Phase.BIDDING
-    own: tuple[Card, ...] | None = None
-    if viewer is not None and not withheld:
-        own = tuple(hand.hands[viewer])
+    own = own_view(game, viewer)
     return GameViewData(
         phase=public.phase,
         hand_number=public.hand_number,
         dealer=public.dealer,
         turn=public.turn,
-        viewer_seat=viewer,
-        hand=own,
-        hand_withheld=withheld,
-        blind_nil_eligible=withheld,
-        legal_plays=tuple(game.legal_plays(viewer)) if viewer is not None else (),
+        viewer_seat=own.viewer_seat,
+        hand=own.hand,
+        hand_withheld=own.hand_withheld,
+        blind_nil_eligible=own.blind_nil_eligible,
+        legal_plays=own.legal_plays,
         seats=public.seats,
         teams=public.teams,
         current_trick=public.current_trick,
