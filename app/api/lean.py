@@ -43,6 +43,8 @@ FRAMES = TallyCounter(
 _BUILT, _SHARED = FRAMES.labels("built"), FRAMES.labels("shared")
 
 _FRAMES = "live frames"  # the key of the frame memo in GameMessage.views
+# ...and of the completed lists and objects the message's seat views share (plans.py).
+_SUBTREES = "live subtrees"
 
 
 @dataclass(slots=True, eq=False)
@@ -198,7 +200,10 @@ class LiveSink:
         plan = self._plan
         if plan is not None:
             shape = self._key[1]
-            planned = planned_shared(payload, self._operation, shape, plan)
+            subtrees = message.views.get(_SUBTREES)
+            if subtrees is None:
+                subtrees = message.views[_SUBTREES] = {}
+            planned = planned_shared(payload, self._operation, shape, plan, subtrees)
             if planned is not None:
                 return self._encoded(planned)
         executor = self._executor_when_needed()

@@ -116,12 +116,21 @@ class Plan:
         self._key = key
         self._root = root
 
-    def run(self, payload: Any) -> dict[str, Any] | None:
-        """The `data` of the result for `payload`, or None: execute it the normal way."""
+    def run(self, payload: Any, subtrees: Subtrees | None = None) -> dict[str, Any] | None:
+        """The `data` of the result for `payload`, or None: execute it the normal way.
+        With `subtrees`, the completed lists and objects of values it already holds are
+        taken from it, and those completed here are added: payloads that share values
+        (the seat views of one change share its public fields) complete them once."""
         try:
-            return {self._key: _complete(self._root, payload)}
+            return {self._key: _complete(self._root, payload, subtrees)}
         except Exception:  # anything unusual is graphql-core's to report
             return None
+
+
+# Completed lists and objects by (id of the plan node, id of the value); each entry holds
+# its node and value, so that an id is only trusted while its object is the one held. The
+# completed data is shared by the results that take it: never mutated.
+Subtrees = dict[tuple[int, int], tuple["Node", Any, Any]]
 
 
 def compile_node(scope: Scope, type_: GraphQLOutputType, details: FieldDetailsList) -> Node:
@@ -243,8 +252,23 @@ def _leaf_kind(type_: GraphQLLeafType) -> Kind:
     return Kind.LEAF
 
 
-def _complete(node: Node, value: Any) -> Any:
-    """The completed value (graphql-core's `complete_value` for a value it accepts)."""
+_NESTED = frozenset({Kind.LIST, Kind.OBJECT})
+
+
+def _complete_shared(node: Node, value: Any, subtrees: Subtrees) -> Any:
+    """`_complete` of a list or object value, taken from `subtrees` if completed there."""
+    key = (id(node), id(value))
+    entry = subtrees.get(key)
+    if entry is not None and entry[0] is node and entry[1] is value:
+        return entry[2]
+    completed = _complete(node, value, subtrees)
+    subtrees[key] = (node, value, completed)
+    return completed
+
+
+def _complete(node: Node, value: Any, subtrees: Subtrees | None = None) -> Any:
+    """The completed value (graphql-core's `complete_value` for a value it accepts);
+    `subtrees`: see `Plan.run`."""
     if value is None:
         if node.non_null:
             raise Fallback
@@ -273,15 +297,17 @@ def _complete(node: Node, value: Any) -> Any:
                 )
             ):
                 out[key] = field_value
+            elif subtrees is not None and field_value is not None and sub_kind in _NESTED:
+                out[key] = _complete_shared(sub, field_value, subtrees)
             else:
-                out[key] = _complete(sub, field_value)
+                out[key] = _complete(sub, field_value, subtrees)
         return out
     if kind == Kind.LIST:
         if type(value) is not list and type(value) is not tuple:
             raise Fallback
         item = node.item
         assert item is not None
-        return [_complete(item, v) for v in value]
+        return [_complete(item, v, subtrees) for v in value]
     coerce = node.coerce
     assert coerce is not None
     coerced = coerce(value)

@@ -34,7 +34,7 @@ from app.services.model import GameMessage
 from .metrics import TallyCounter
 
 if TYPE_CHECKING:
-    from .plans import Plan
+    from .plans import Plan, Subtrees
 
 EXECUTIONS = TallyCounter(
     "spades_subscription_executions",
@@ -99,7 +99,11 @@ def _recall(memo: dict[Any, Any] | None, key: Any, operation: object) -> Any:
 
 
 def planned_shared(
-    payload: SharedPayload, operation: object, shape: str, plan: Plan
+    payload: SharedPayload,
+    operation: object,
+    shape: str,
+    plan: Plan,
+    subtrees: Subtrees | None = None,
 ) -> SharedData | None:
     """The data of a compiled plan's run on `payload` (app/api/plans.py), memoized on the
     payload for the same operation (its parsed node) and variables (`shape`), as
@@ -112,7 +116,7 @@ def planned_shared(
     if entry is not None and entry[0] is operation:
         _SHARED.count += 1
         return cast(SharedData, entry[1])
-    data = plan.run(payload)
+    data = plan.run(payload, subtrees)
     if data is None:
         return None
     _RAN.count += 1

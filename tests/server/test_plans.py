@@ -16,7 +16,7 @@ from graphql import ExecutionResult, parse
 from graphql.execution.executor import Executor
 
 from app.api.core import GameUpdate
-from app.api.plans import Kind, Node, compile_plan
+from app.api.plans import Kind, Node, Subtrees, compile_plan
 from app.api.schema import schema
 from app.api.types import game_view, seat_type
 from app.rules.game import Game, Phase
@@ -124,6 +124,31 @@ def test_a_plan_builds_what_graphql_core_executes_for_every_viewer(
             assert plan.run(payload) == expected.data
             checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize(("document", "variables", "name"), CASES)
+def test_the_viewers_of_one_change_share_its_completed_public_parts(
+    document: str, variables: dict[str, Any], name: str | None
+) -> None:
+    # As a table's feed completes one change for its viewers: one memo of subtrees for
+    # the five (four seats, a spectator), whose views share the public fields.
+    built = executor(document, variables, name)
+    plan = compile_plan(built)
+    assert plan is not None
+    saved = 0
+    for first in range(0, len(every := payloads(3, every=7)), 5):
+        group = every[first : first + 5]
+        subtrees: Subtrees = {}
+        alone = 0
+        for payload in group:
+            assert plan.run(payload, subtrees) == reference(built, payload).data
+            own: Subtrees = {}
+            plan.run(payload, own)
+            alone += len(own)
+        saved += alone - len(subtrees)
+    # The public parts were completed once, then taken (the load test's document selects
+    # no public list or object: nothing to share).
+    assert saved > 0 if document != LOADTEST else saved == 0
 
 
 def test_a_plan_keeps_the_order_of_the_fields_as_selected() -> None:
