@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, insert, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
+
+from app.rules.jsontext import dumps
 
 from .models import MoveRow, PlayerRow, SeatRow, TableRow, now
 
@@ -126,7 +127,7 @@ def move_rows(
             "table_id": table_id,
             "seq": seq,
             "changes": changes,
-            "move": json.dumps(move, separators=(",", ":")),
+            "move": dumps(move),
             "created_at": created,
         }
         for seq, changes, move in moves

@@ -3,6 +3,7 @@ HTTP status the GraphQL-over-HTTP spec asks for (never plain text)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from enum import StrEnum
@@ -63,6 +64,8 @@ class Refusal(Exception):
         return 400 if media_type == GRAPHQL_RESPONSE_JSON else 200
 
 
+# Clients send one Accept again and again (every move): parsed once per distinct text.
+@functools.lru_cache(maxsize=256)
 def response_media_type(accept: str | None) -> str:
     """The media type to answer with, by the request's Accept: the spec's
     `application/graphql-response+json` when the client prefers it, else
