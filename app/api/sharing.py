@@ -164,15 +164,11 @@ def execute_shared(
     return remember(result)
 
 
-# json.dumps builds a new encoder per call; this one is built once (same text).
-_encode = dumps
-
-
 def encoded_data(data: SharedData) -> str:
     """The JSON of a shared result's data, encoded once for all its subscribers."""
     if data.encoded is None:
         _ENCODED.count += 1
-        data.encoded = _encode(data)
+        data.encoded = dumps(data)
     else:
         _REUSED.count += 1
     return data.encoded
@@ -181,7 +177,7 @@ def encoded_data(data: SharedData) -> str:
 def message_prefix(operation_id: object, kind: str) -> str:
     """The JSON of a transport message up to its data: `{"id":..,"type":..,"payload":
     {"data":` (closed by `}}` after the data)."""
-    head = _encode({"id": operation_id, "type": kind})
+    head = dumps({"id": operation_id, "type": kind})
     return head[:-1] + ',"payload":{"data":'
 
 

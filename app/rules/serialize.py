@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 from .bidding import Bid
 from .cards import FULL_DECK, Card
@@ -18,6 +19,8 @@ from .scoring import TeamHandResult
 from .seats import Seat, Team
 
 Data = dict[str, Any]
+T = TypeVar("T")
+_FINISHED_JSON_MAX = 8192  # finished hands whose JSON (and decoding) is kept
 
 
 def game_to_data(game: Game, with_finished: bool = True) -> Data:
@@ -48,12 +51,6 @@ def _head_to_data(game: Game) -> Data:
     }
 
 
-# Finished hands never change, so each is turned into JSON once. Keyed by identity (the
-# entry keeps its hand alive, so an id is never reused while cached); bounded, FIFO.
-_FINISHED_JSON: dict[int, tuple[FinishedHand, str]] = {}
-_FINISHED_JSON_MAX = 8192
-
-
 def game_to_json(game: Game) -> str:
     """`game_to_data` as compact JSON, reusing the JSON of what no move changes again: the
     hands already finished, the deal and the finished tricks of the hand in play. A
@@ -77,83 +74,76 @@ def game_to_json(game: Game) -> str:
     )
 
 
-# A hand's deal and finished tricks never change: each is turned into JSON once, found by
-# identity (an entry keeps its object alive, so an id is never reused while cached).
-_DEAL_JSON: dict[int, tuple[Deal, str]] = {}
-_TRICKS_JSON: dict[int, tuple[tuple[Trick, ...], str]] = {}
-_PIECES_MAX = 4096
+class _TextOf(Generic[T]):
+    """The JSON text of immutable objects, each made once and found by identity (an entry
+    holds its object, so an id is never reused while cached); bounded, oldest dropped."""
+
+    __slots__ = ("_make", "_most", "_texts")
+
+    def __init__(self, make: Callable[[T], str], most: int) -> None:
+        self._make = make
+        self._most = most
+        self._texts: dict[int, tuple[T, str]] = {}
+
+    def __call__(self, item: T) -> str:
+        entry = self._texts.get(id(item))
+        if entry is not None and entry[0] is item:
+            return entry[1]
+        text = self._make(item)
+        _remember(self._texts, self._most, id(item), (item, text))
+        return text
 
 
-def _deal_json(deal: Deal) -> str:
-    entry = _DEAL_JSON.get(id(deal))
-    if entry is not None and entry[0] is deal:
-        return entry[1]
-    text = dumps(_deal_to_data(deal))
-    _bounded(_DEAL_JSON)[id(deal)] = (deal, text)
-    return text
+class _JoinedText(Generic[T]):
+    """The comma-joined texts of a growing sequence of immutable items, found by its last
+    item and checked item by item (by identity, in C): a move joins nothing again, and a
+    sequence one item longer than a known one extends that one's text."""
+
+    __slots__ = ("_joined", "_most", "_text_of")
+
+    def __init__(self, text_of: Callable[[T], str], most: int) -> None:
+        self._text_of = text_of
+        self._most = most
+        self._joined: dict[int, tuple[tuple[T, ...], str]] = {}
+
+    def __call__(self, items: Sequence[T]) -> str:
+        if not items:
+            return ""
+        done = tuple(items)
+        joined = self._joined
+        entry = joined.get(id(done[-1]))
+        if entry is not None and entry[0] == done:
+            return entry[1]
+        last = self._text_of(done[-1])
+        before = joined.get(id(done[-2])) if len(done) > 1 else None
+        if before is not None and before[0] == done[:-1]:
+            text = before[1] + "," + last
+        else:
+            text = ",".join([*map(self._text_of, done[:-1]), last])
+        _remember(joined, self._most, id(done[-1]), (done, text))
+        return text
 
 
-def _all_tricks_json(tricks: list[Trick]) -> str:
-    """The joined JSON of a hand's finished tricks, found by the last one and checked
-    trick by trick (by identity, in C); a new trick extends its predecessors' text."""
-    if not tricks:
-        return ""
-    done = tuple(tricks)
-    entry = _TRICKS_JSON.get(id(done[-1]))
-    if entry is not None and entry[0] == done:
-        return entry[1]
-    last = dumps(_trick_to_data(done[-1]))
-    before = _TRICKS_JSON.get(id(done[-2])) if len(done) > 1 else None
-    if before is not None and before[0] == done[:-1]:
-        text = before[1] + "," + last
-    else:
-        text = ",".join([*(dumps(_trick_to_data(t)) for t in done[:-1]), last])
-    _bounded(_TRICKS_JSON)[id(done[-1])] = (done, text)
-    return text
-
-
-def _bounded(cache: dict[int, Any]) -> dict[int, Any]:
-    """`cache`, its oldest entry dropped if full (FIFO)."""
-    if len(cache) >= _PIECES_MAX:
+def _remember(cache: dict[int, Any], most: int, key: int, entry: Any) -> None:
+    if len(cache) >= most:
         del cache[next(iter(cache))]
-    return cache
+    cache[key] = entry
 
 
-# The joined JSON of a game's finished hands, found by its last one and checked hand by
-# hand (by identity, in C), so that a move joins nothing again.
-_JOINED: dict[int, tuple[tuple[FinishedHand, ...], str]] = {}
-_JOINED_MAX = 1024
-
-
-def _all_finished_json(finished: list[FinishedHand]) -> str:
-    if not finished:
-        return ""
-    hands = tuple(finished)
-    entry = _JOINED.get(id(hands[-1]))
-    if entry is not None and entry[0] == hands:  # the entry holds its hands: ids stay theirs
-        return entry[1]
-    text = ",".join(finished_json(f) for f in hands)
-    if len(_JOINED) >= _JOINED_MAX:
-        _JOINED.clear()
-    _JOINED[id(hands[-1])] = (hands, text)
-    return text
+# What no move changes again, turned into JSON once: finished hands (also sent between
+# processes, app/services/wire.py), a hand's deal, and the finished tricks and hands
+# joined.
+finished_json = _TextOf[FinishedHand](
+    lambda finished: dumps(_finished_to_data(finished)), _FINISHED_JSON_MAX
+)
+_deal_json = _TextOf[Deal](lambda deal: dumps(_deal_to_data(deal)), 4096)
+_all_tricks_json = _JoinedText[Trick](lambda trick: dumps(_trick_to_data(trick)), 4096)
+_all_finished_json = _JoinedText[FinishedHand](finished_json, 1024)
 
 
 def game_from_json(text: str) -> Game:
     """The game `game_to_json` described."""
     return game_from_data(json.loads(text))
-
-
-def finished_json(finished: FinishedHand) -> str:
-    """One finished hand as JSON (made once per hand)."""
-    entry = _FINISHED_JSON.get(id(finished))
-    if entry is not None and entry[0] is finished:
-        return entry[1]
-    text = dumps(_finished_to_data(finished))
-    if len(_FINISHED_JSON) >= _FINISHED_JSON_MAX:
-        del _FINISHED_JSON[next(iter(_FINISHED_JSON))]
-    _FINISHED_JSON[id(finished)] = (finished, text)
-    return text
 
 
 def game_from_data(data: Data) -> Game:

@@ -182,16 +182,10 @@ class TableFeed:
             self.on_fanout(max(0.0, time.time() - message.committed_at))
 
     def _offer(
-        self,
-        follower: Follower,
-        message: GameMessage,
-        key: tuple[Any, ...],
-        version: int | None = None,
+        self, follower: Follower, message: GameMessage, key: tuple[Any, ...], version: int
     ) -> bool:
-        """Write `message` (at `version`, if known) for `follower`, or hand it back; False
-        once handed back."""
-        if version is None:
-            version = message.version
+        """Write `message` (at `version`) for `follower`, or hand it back; False once
+        handed back."""
         if version <= follower.last:
             return True
         try:
@@ -242,7 +236,7 @@ class TableFeed:
                     continue
                 latest = message is self.recent[-1] and self._key is not None
                 key = self._key if latest else access_key(message.table)
-                if not self._offer(follower, message, key):  # type: ignore[arg-type]
+                if not self._offer(follower, message, key, message.version):  # type: ignore[arg-type]
                     break
         return handback
 

@@ -224,7 +224,7 @@ class Ledger:
         writer = self.db.move_writer
         if writer is not None and not seat_changes and not change.effects:
             rows = repo.move_rows(after.id, change.log)
-            changed = _changed_columns(before, after)
+            changed = _changed_columns(before, values)
             return await writer.commit(after.id, before.version, values, rows, finish, changed)
         async with self.db.transaction() as session:
             # The ratings a game end changes are locked before its table row (the order
@@ -424,13 +424,14 @@ def _plain_values(table: TableSnapshot) -> dict[str, Any]:
     }
 
 
-def _changed_columns(before: TableSnapshot, after: TableSnapshot) -> frozenset[str]:
-    """The plain columns whose values `after` changes. The row at `before`'s version holds
-    `before`'s values (each write sets at least every column that changed, and the
-    values read back equal), so the move writer may leave the others: in SQLite an
-    unchanged column in the SET list still costs its index update or foreign-key lookup."""
+def _changed_columns(before: TableSnapshot, values: dict[str, Any]) -> frozenset[str]:
+    """The plain columns whose row `values` (a change's, after it) differ from `before`'s.
+    The row at `before`'s version holds `before`'s values (each write sets at least every
+    column that changed, and the values read back equal), so the move writer may leave
+    the others: in SQLite an unchanged column in the SET list still costs its index
+    update or foreign-key lookup."""
     was = _plain_values(before)
-    return frozenset(name for name, value in _plain_values(after).items() if was[name] != value)
+    return frozenset(name for name, value in was.items() if values[name] != value)
 
 
 def snapshot_from_rows(

@@ -16,7 +16,7 @@ from graphql import ExecutionResult, parse
 from graphql.execution.executor import Executor
 
 from app.api.core import GameUpdate
-from app.api.plans import Kind, Node, Subtrees, compile_plan
+from app.api.plans import Kind, Node, Plan, Subtrees, compile_plan
 from app.api.schema import schema
 from app.api.types import game_view, seat_type
 from app.rules.game import Game, Phase
@@ -95,6 +95,16 @@ def executor(document: str, variables: dict[str, Any], name: str | None = None) 
     return built
 
 
+def planned(
+    document: str, variables: dict[str, Any], name: str | None = None
+) -> tuple[Executor[Any], Plan]:
+    """The operation's executor and its compiled plan (which it must have)."""
+    built = executor(document, variables, name)
+    plan = compile_plan(built)
+    assert plan is not None
+    return built, plan
+
+
 def reference(built: Executor[Any], payload: Any) -> ExecutionResult:
     result = built.build_per_event_executor(payload).execute_operation()
     assert isinstance(result, ExecutionResult)
@@ -113,9 +123,7 @@ CASES = [
 def test_a_plan_builds_what_graphql_core_executes_for_every_viewer(
     document: str, variables: dict[str, Any], name: str | None
 ) -> None:
-    built = executor(document, variables, name)
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned(document, variables, name)
     checked = 0
     for seed in (3, 17):
         for payload in payloads(seed, every=5):
@@ -132,9 +140,7 @@ def test_the_viewers_of_one_change_share_its_completed_public_parts(
 ) -> None:
     # As a table's feed completes one change for its viewers: one memo of subtrees for
     # the five (four seats, a spectator), whose views share the public fields.
-    built = executor(document, variables, name)
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned(document, variables, name)
     saved = 0
     for first in range(0, len(every := payloads(3, every=7)), 5):
         group = every[first : first + 5]
@@ -152,9 +158,7 @@ def test_the_viewers_of_one_change_share_its_completed_public_parts(
 
 
 def test_a_plan_keeps_the_order_of_the_fields_as_selected() -> None:
-    built = executor(TRICKY, {"t": "t1", "withHand": True, "noTeams": False})
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned(TRICKY, {"t": "t1", "withHand": True, "noTeams": False})
     payload = payloads(5, every=40)[0]
     data = plan.run(payload)
     expected = reference(built, payload).data
@@ -164,9 +168,7 @@ def test_a_plan_keeps_the_order_of_the_fields_as_selected() -> None:
 
 
 def test_a_null_in_a_non_null_field_is_left_to_graphql_core() -> None:
-    built = executor(LOADTEST, {"t": "t1"})
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned(LOADTEST, {"t": "t1"})
     payload = payloads(5, every=40)[0]
     broken = GameUpdate(event=payload.event, seat=None, view=replace(payload.view, phase=None))
     assert reference(built, broken).errors
@@ -174,9 +176,7 @@ def test_a_null_in_a_non_null_field_is_left_to_graphql_core() -> None:
 
 
 def test_a_value_of_the_wrong_kind_is_left_to_graphql_core() -> None:
-    built = executor(LOADTEST, {"t": "t1"})
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned(LOADTEST, {"t": "t1"})
     payload = payloads(5, every=40)[0]
     for wrong in (
         replace(payload.view, version="seven"),
@@ -191,9 +191,7 @@ def test_a_value_of_the_wrong_kind_is_left_to_graphql_core() -> None:
 def test_an_enum_value_that_is_no_member_is_coerced_as_graphql_core_does() -> None:
     """Members' names are looked up inline; anything else takes the type's own coercion
     (a name string is accepted, a stray value is an error for graphql-core to report)."""
-    built = executor(LOADTEST, {"t": "t1"})
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned(LOADTEST, {"t": "t1"})
     assert Kind.ENUM in _kinds(plan._root)
     payload = payloads(5, every=40)[0]
     for odd in ("PLAYING", "NOT_A_PHASE", 3):
@@ -211,9 +209,7 @@ def _data_or_none(result: ExecutionResult) -> Any:
 
 
 def test_a_value_graphql_core_coerces_is_coerced_the_same() -> None:
-    built = executor("subscription { gameUpdates(tableId: 7) { view { id version } } }", {})
-    plan = compile_plan(built)
-    assert plan is not None
+    built, plan = planned("subscription { gameUpdates(tableId: 7) { view { id version } } }", {})
     payload = payloads(5, every=40)[0]
     numeric_id = GameUpdate(event=payload.event, seat=None, view=replace(payload.view, id=7))
     assert (

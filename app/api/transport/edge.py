@@ -13,7 +13,7 @@ from __future__ import annotations
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .headers import add_security_headers
+from .headers import SecurityHeaders, secure_raw_headers
 from .http import BodyTooLarge, LimitedReceive, declared_too_large, too_large_response
 
 _VARY = b"vary"
@@ -78,7 +78,7 @@ class PostEdge:
                 raw = list(message.get("headers") or ())
                 message["headers"] = raw
                 add_cors_headers(raw, origin, cors)
-                add_security_headers(message, scope)
+                secure_raw_headers(raw, scope)
             await send(message)
 
         try:
@@ -90,12 +90,8 @@ class PostEdge:
     async def _refuse(
         self, headers: dict[bytes, bytes], scope: Scope, receive: Receive, send: Send
     ) -> None:
-        async def secured_send(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                add_security_headers(message, scope)
-            await send(message)
-
-        await too_large_response(headers, self.max_bytes)(scope, receive, secured_send)
+        refusal = SecurityHeaders(too_large_response(headers, self.max_bytes))
+        await refusal(scope, receive, send)
 
 
 def _origin(scope: Scope) -> str | None:

@@ -57,11 +57,18 @@ _HTML_BESIDE_POLICY = tuple(header for header in _HTML_HEADERS if header[0] != _
 
 
 def add_security_headers(message: Message, scope: Scope) -> None:
-    """Add the security headers the response start `message` lacks. Names are compared
-    as given (ASGI's are lowercase), as starlette's MutableHeaders compared them; every
-    move's answer passes here, and the raw list costs no Python call per header."""
+    """Add the security headers the response start `message` lacks (its header list
+    replaced by a copy, as starlette's MutableHeaders did)."""
     raw = list(message.get("headers") or ())
     message["headers"] = raw
+    secure_raw_headers(raw, scope)
+
+
+def secure_raw_headers(raw: list[tuple[bytes, bytes]], scope: Scope) -> None:
+    """Append to a response's raw headers the security headers they lack. Names are
+    compared as given (ASGI's are lowercase), as starlette's MutableHeaders compared
+    them; every move's answer passes here, and the raw list costs no Python call per
+    header."""
     present = set(map(itemgetter(0), raw))
     html = False
     for name, value in raw:
