@@ -8,13 +8,12 @@ from enum import Enum
 import strawberry
 from strawberry.types import Info
 
+from app.api.context import Context, require_viewer, services_of, subscription_slot
+from app.api.core import player_type
+from app.api.errors import translate_errors
+from app.api.metrics import SUBSCRIPTIONS
+from app.api.types import Player, iso_instant
 from app.services.chat import model as chat
-
-from .context import Context, require_viewer, services_of, subscription_slot
-from .core import player_type
-from .errors import translate_errors
-from .metrics import SUBSCRIPTIONS
-from .types import Player, iso_instant
 
 InfoT = Info[Context, None]
 

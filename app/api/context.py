@@ -16,12 +16,11 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.types import Info
 
+from app.api.guards import Guards, register_socket
 from app.rules.errors import ErrorCode, RuleError
 from app.services.auth import Player
 from app.services.hub import Services
 from app.services.social import Viewer
-
-from .guards import Guards, register_socket
 
 
 @dataclass

@@ -11,19 +11,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from app.rules.bidding import BidKind as RBidKind
-from app.rules.errors import ErrorCode, RuleError
-from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
-from app.rules.record import export_record
-from app.rules.seats import Seat as RSeat
-from app.services import model
-from app.services.auth import Player as AuthPlayer
-from app.services.limits import Rule
-from app.services.model import TableStatus
-from app.services.social import Viewer
-from app.services.tables import LobbyFilter as ServiceLobbyFilter
-
-from .context import (
+from app.api.context import (
     Context,
     SubscriptionSlot,
     client_ip,
@@ -32,13 +20,13 @@ from .context import (
     services_of,
     subscription_slot,
 )
-from .enums import GameEvent, LobbyEvent
-from .errors import translate_errors
-from .lean import LIVE_OPERATION, live_sink
-from .metrics import FANOUT, MOVES, SUBSCRIPTIONS
-from .sharing import shared_payload
-from .tables import Table, message_view, viewer_game
-from .types import (
+from app.api.enums import GameEvent, LobbyEvent
+from app.api.errors import translate_errors
+from app.api.lean import LIVE_OPERATION, live_sink
+from app.api.metrics import FANOUT, MOVES, SUBSCRIPTIONS
+from app.api.sharing import shared_payload
+from app.api.tables import Table, message_view, viewer_game
+from app.api.types import (
     AuthPayload,
     BidInput,
     BotLevel,
@@ -51,6 +39,17 @@ from .types import (
     lazy_game_view,
     seat_type,
 )
+from app.rules.bidding import BidKind as RBidKind
+from app.rules.errors import ErrorCode, RuleError
+from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
+from app.rules.record import export_record
+from app.rules.seats import Seat as RSeat
+from app.services import model
+from app.services.auth import Player as AuthPlayer
+from app.services.limits import Rule
+from app.services.model import TableStatus
+from app.services.social import Viewer
+from app.services.tables import LobbyFilter as ServiceLobbyFilter
 
 InfoT = Info[Context, None]
 

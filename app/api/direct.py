@@ -48,9 +48,9 @@ from graphql.execution.values import VariableValues, get_argument_values, get_va
 from graphql.pyutils import Path
 from graphql.type import GraphQLResolveInfoHelpers
 
-from .arguments import ArgumentPlan, compile_arguments
-from .plans import Node, Unplannable, compile_node, complete
-from .runtime import gather_async_work
+from app.api.arguments import ArgumentPlan, compile_arguments
+from app.api.plans import Node, Unplannable, compile_node, complete
+from app.api.runtime import gather_async_work
 
 if TYPE_CHECKING:
     from strawberry import Schema

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 from starlette.websockets import WebSocket
 
+from app.api.transport.close_codes import CLOSE_UNAUTHORIZED
 from app.rules.errors import ErrorCode, RuleError
 from app.services.auth import AuthService, Player, hash_token
-
-from .transport.close_codes import CLOSE_UNAUTHORIZED
 
 
 @dataclass(eq=False)

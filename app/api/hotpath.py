@@ -35,13 +35,13 @@ from strawberry.http import process_result
 from strawberry.http.parse_content_type import parse_content_type
 from strawberry.types import ExecutionResult as StrawberryResult
 
-from .direct import DirectOperation, Replay, compile_direct
-from .metrics import REQUESTS, count_errors
-from .operations import OperationConfig
+from app.api.direct import DirectOperation, Replay, compile_direct
+from app.api.metrics import REQUESTS, count_errors
+from app.api.operations import OperationConfig
 
 if TYPE_CHECKING:
-    from .schema import SpadesSchema
-    from .server import SpadesGraphQL
+    from app.api.schema import SpadesSchema
+    from app.api.server import SpadesGraphQL
 
 # Operations that may take the fast path (a subscription never does).
 FAST_OPERATIONS = frozenset({"query", "mutation"})

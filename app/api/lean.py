@@ -27,13 +27,12 @@ from graphql import DocumentNode, GraphQLResolveInfo, GraphQLSchema, OperationDe
 from graphql.execution.executor import Executor
 from graphql.pyutils import is_awaitable
 
+from app.api.metrics import PARKED, TallyCounter
+from app.api.plans import Plan, compile_plan
+from app.api.sharing import SharedData, encoded_data, message_prefix, planned_shared, shared_payload
+from app.api.transport.writer import Frame, SocketWriter
 from app.rules.seats import Seat
 from app.services.model import GameMessage
-
-from .metrics import PARKED, TallyCounter
-from .plans import Plan, compile_plan
-from .sharing import SharedData, encoded_data, message_prefix, planned_shared, shared_payload
-from .transport.writer import Frame, SocketWriter
 
 FRAMES = TallyCounter(
     "spades_subscription_frames",

@@ -25,9 +25,8 @@ from graphql.validation import ASTValidationContext
 from strawberry.extensions import DisableIntrospection, MaxAliasesLimiter
 from strawberry.extensions.query_depth_limiter import create_validator
 
+from app.api.transport.refusals import RefusalCode, tag
 from app.settings import Settings
-
-from .transport.refusals import RefusalCode, tag
 
 # What a list field is assumed to return, for the cost estimate (lobby, hands, history).
 LIST_SIZE = 10

@@ -8,13 +8,12 @@ from collections.abc import AsyncGenerator
 import strawberry
 from strawberry.types import Info
 
+from app.api.context import Context, require_viewer, services_of, subscription_slot
+from app.api.errors import translate_errors
+from app.api.metrics import SUBSCRIPTIONS
+from app.api.tables import Table
+from app.api.types import Seat, iso_instant, seat_type
 from app.services.live.presence import SeatPresence as ServicePresence
-
-from .context import Context, require_viewer, services_of, subscription_slot
-from .errors import translate_errors
-from .metrics import SUBSCRIPTIONS
-from .tables import Table
-from .types import Seat, iso_instant, seat_type
 
 InfoT = Info[Context, None]
 

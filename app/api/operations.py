@@ -32,9 +32,9 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 from strawberry.types.graphql import OperationType
 
-from .lean import LIVE_OPERATION
-from .metrics import REQUESTS, count_errors
-from .transport.refusals import RefusalCode, parse_error_code, tag
+from app.api.lean import LIVE_OPERATION
+from app.api.metrics import REQUESTS, count_errors
+from app.api.transport.refusals import RefusalCode, parse_error_code, tag
 
 DOCUMENTS_CACHED = 1024
 

@@ -8,12 +8,11 @@ from datetime import UTC, datetime
 import strawberry
 from strawberry.types import Info
 
+from app.api.context import Context, require_player, services_of
+from app.api.errors import translate_errors
+from app.api.types import Player, Seat, Team
 from app.services.accounts import profiles as service
 from app.services.auth import Player as AuthPlayer
-
-from .context import Context, require_player, services_of
-from .errors import translate_errors
-from .types import Player, Seat, Team
 
 InfoT = Info[Context, None]
 

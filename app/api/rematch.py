@@ -5,9 +5,9 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from .context import Context, require_viewer, services_of
-from .errors import translate_errors
-from .tables import Table
+from app.api.context import Context, require_viewer, services_of
+from app.api.errors import translate_errors
+from app.api.tables import Table
 
 InfoT = Info[Context, None]
 

@@ -13,7 +13,7 @@ from graphql.pyutils import gather_with_cancel
 from graphql.type import GraphQLResolveInfoHelpers
 from strawberry.schema.schema_converter import CustomGraphQLEnumType
 
-from .sharing import SharedPayload, execute_shared
+from app.api.sharing import SharedPayload, execute_shared
 
 _original_per_event_executor = Executor.build_per_event_executor
 MEMBER_NAMES = "spades_member_names"  # the attribute of a fast enum type holding its names

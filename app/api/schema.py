@@ -8,19 +8,18 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
+from app.api.chat import ChatMutation, ChatQuery, ChatSubscription
+from app.api.core import CoreMutation, CoreQuery, CoreSubscription
+from app.api.errors import INTERNAL_MESSAGE, is_unexpected, log
+from app.api.limits import limit_rules
+from app.api.live import LiveMutation, LiveQuery, LiveSubscription
+from app.api.operations import OperationConfig, operations_extension
+from app.api.profiles import ProfileQuery
+from app.api.rematch import RematchMutation
+from app.api.runtime import fast_enum_outputs
+from app.api.social import SocialMutation, SocialQuery, SocialSubscription
+from app.api.transport.codes import tag_request_error
 from app.settings import Settings
-
-from .chat import ChatMutation, ChatQuery, ChatSubscription
-from .core import CoreMutation, CoreQuery, CoreSubscription
-from .errors import INTERNAL_MESSAGE, is_unexpected, log
-from .limits import limit_rules
-from .live import LiveMutation, LiveQuery, LiveSubscription
-from .operations import OperationConfig, operations_extension
-from .profiles import ProfileQuery
-from .rematch import RematchMutation
-from .runtime import fast_enum_outputs
-from .social import SocialMutation, SocialQuery, SocialSubscription
-from .transport.codes import tag_request_error
 
 Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery))
 Mutation = merge_types(

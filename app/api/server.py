@@ -25,30 +25,24 @@ from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.types.unset import UNSET, UnsetType
 
-from app.rules.jsontext import dumps
-from app.services.auth import Player
-from app.services.hub import Services
-from app.settings import Settings, load_settings
-from app.store.migrate import upgrade
-
-from .context import Context, bearer_token
-from .errors import OUTAGES
-from .guards import Guards, register_socket
-from .hotpath import HotPath
-from .metrics import FANOUT
-from .runtime import patch_graphql_core, tame_garbage_collector
-from .schema import SpadesSchema, build_schema
-from .sharing import encode_message
-from .transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
-from .transport.corked import CorkedHttpProtocol
-from .transport.edge import PostEdge
-from .transport.graphiql import ROUTES as GRAPHIQL_ROUTES
-from .transport.graphiql import graphiql_page
-from .transport.headers import SecurityHeaders
-from .transport.http import BodyLimit, HTTPTransport
-from .transport.persisted import Documents, PersistedQueryCache, TrustedDocuments
-from .transport.protocol import LeanWebSocketProtocol
-from .transport.websocket import (
+from app.api.context import Context, bearer_token
+from app.api.errors import OUTAGES
+from app.api.guards import Guards, register_socket
+from app.api.hotpath import HotPath
+from app.api.metrics import FANOUT
+from app.api.runtime import patch_graphql_core, tame_garbage_collector
+from app.api.schema import SpadesSchema, build_schema
+from app.api.sharing import encode_message
+from app.api.transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
+from app.api.transport.corked import CorkedHttpProtocol
+from app.api.transport.edge import PostEdge
+from app.api.transport.graphiql import ROUTES as GRAPHIQL_ROUTES
+from app.api.transport.graphiql import graphiql_page
+from app.api.transport.headers import SecurityHeaders
+from app.api.transport.http import BodyLimit, HTTPTransport
+from app.api.transport.persisted import Documents, PersistedQueryCache, TrustedDocuments
+from app.api.transport.protocol import LeanWebSocketProtocol
+from app.api.transport.websocket import (
     SUBPROTOCOLS,
     CheckedTransportWSHandler,
     LegacyWSHandler,
@@ -56,7 +50,12 @@ from .transport.websocket import (
     pick_subprotocol,
     refuse_handshake,
 )
-from .webapp import web_routes
+from app.api.webapp import web_routes
+from app.rules.jsontext import dumps
+from app.services.auth import Player
+from app.services.hub import Services
+from app.settings import Settings, load_settings
+from app.store.migrate import upgrade
 
 log = logging.getLogger("app.server")
 

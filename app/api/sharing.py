@@ -27,14 +27,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from graphql import ExecutionResult
 from graphql.pyutils import is_awaitable
 
+from app.api.metrics import TallyCounter
 from app.rules.jsontext import dumps
 from app.rules.seats import Seat
 from app.services.model import GameMessage
 
-from .metrics import TallyCounter
-
 if TYPE_CHECKING:
-    from .plans import Plan, Subtrees
+    from app.api.plans import Plan, Subtrees
 
 EXECUTIONS = TallyCounter(
     "spades_subscription_executions",

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .transport.close_codes import CLOSE_TOO_SLOW
-from .transport.writer import TOO_SLOW_REASON, SocketWriter, raw_protocol
+from app.api.transport.close_codes import CLOSE_TOO_SLOW
+from app.api.transport.writer import TOO_SLOW_REASON, SocketWriter, raw_protocol
 
 TOO_SLOW = CLOSE_TOO_SLOW
 __all__ = ["TOO_SLOW", "TOO_SLOW_REASON", "GuardedSends"]

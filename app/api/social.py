@@ -7,19 +7,18 @@ from collections.abc import AsyncGenerator, AsyncIterator
 import strawberry
 from strawberry.types import Info
 
+from app.api.context import Context, require_viewer, services_of, subscription_slot
+from app.api.core import player_type
+from app.api.enums import NotificationEvent
+from app.api.errors import translate_errors
+from app.api.metrics import SUBSCRIPTIONS
+from app.api.tables import Table
+from app.api.types import BotLevel, JoinPolicy, Player, Visibility
 from app.rules.errors import ErrorCode, RuleError
 from app.services import model
 from app.services import social as svc
 from app.services.limits import Rule
 from app.services.tables import TableOptions
-
-from .context import Context, require_viewer, services_of, subscription_slot
-from .core import player_type
-from .enums import NotificationEvent
-from .errors import translate_errors
-from .metrics import SUBSCRIPTIONS
-from .tables import Table
-from .types import BotLevel, JoinPolicy, Player, Visibility
 
 InfoT = Info[Context, None]
 

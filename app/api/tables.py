@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import strawberry
 
-from app.services.access import can_watch
-from app.services.model import GameMessage, TableSnapshot
-from app.services.social import Viewer
-from app.services.tables import relation
-
-from .enums import TableStatus
-from .types import (
+from app.api.enums import TableStatus
+from app.api.types import (
     BotLevel,
     GameView,
     JoinPolicy,
@@ -20,6 +15,10 @@ from .types import (
     game_view,
     seat_states,
 )
+from app.services.access import can_watch
+from app.services.model import GameMessage, TableSnapshot
+from app.services.social import Viewer
+from app.services.tables import relation
 
 
 def viewer_game(table: TableSnapshot, viewer: Viewer | None) -> GameView:

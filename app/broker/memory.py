@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from .base import Broker, Subscription
+from app.broker.base import Broker, Subscription
 
 T = TypeVar("T")
 

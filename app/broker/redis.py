@@ -20,7 +20,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from .base import Broker, Subscription
+from app.broker.base import Broker, Subscription
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .errors import ErrorCode, RuleError
+from app.rules.errors import ErrorCode, RuleError
 
 MAX_TRICKS = 13
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .bidding import BidKind
-from .game import TRICKS_PER_HAND, Game
-from .moves import Move, PlaceBid, PlayCard, ReplacePlayer
-from .seats import SEATS, Seat, Team
+from app.rules.bidding import BidKind
+from app.rules.game import TRICKS_PER_HAND, Game
+from app.rules.moves import Move, PlaceBid, PlayCard, ReplacePlayer
+from app.rules.seats import SEATS, Seat, Team
 
 CARDS_PER_HAND = 4 * TRICKS_PER_HAND
 

@@ -13,7 +13,7 @@ import hashlib
 import secrets
 import struct
 
-from .cards import FULL_DECK, Card, sort_hand
+from app.rules.cards import FULL_DECK, Card, sort_hand
 
 HAND_SIZE = 13
 _BLOCK_WORDS = struct.Struct(">8I")  # a SHA-256 digest as eight 32-bit words

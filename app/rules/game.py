@@ -12,11 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .bidding import Bid, BidKind, checked_bid, team_target
-from .cards import Card, Suit, sort_hand, sort_key
-from .dealing import deal_hands, new_secret_seed
-from .errors import ErrorCode, RuleError
-from .moves import (
+from app.rules.bidding import Bid, BidKind, checked_bid, team_target
+from app.rules.cards import Card, Suit, sort_hand, sort_key
+from app.rules.dealing import deal_hands, new_secret_seed
+from app.rules.errors import ErrorCode, RuleError
+from app.rules.moves import (
     Event,
     EventKind,
     Move,
@@ -26,9 +26,9 @@ from .moves import (
     ReplacePlayer,
     RevealHand,
 )
-from .play import legal_plays, trick_winner
-from .scoring import TeamHandResult, game_winner, score_team
-from .seats import SEATS, TEAMS, Seat, Team, seats_from
+from app.rules.play import legal_plays, trick_winner
+from app.rules.scoring import TeamHandResult, game_winner, score_team
+from app.rules.seats import SEATS, TEAMS, Seat, Team, seats_from
 
 BLIND_NIL_MARGIN = 100
 TRICKS_PER_HAND = 13

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .bidding import Bid, BidKind
-from .cards import Card
-from .seats import Seat, Team
+from app.rules.bidding import Bid, BidKind
+from app.rules.cards import Card
+from app.rules.seats import Seat, Team
 
 
 @dataclass(frozen=True, slots=True)

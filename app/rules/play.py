@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import Card, Suit
-from .seats import Seat
+from app.rules.cards import Card, Suit
+from app.rules.seats import Seat
 
 _SPADES = Suit.SPADES  # a module global: `Suit.SPADES` is a slow lookup on Python 3.11
 

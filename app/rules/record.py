@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .bidding import Bid, BidKind
-from .cards import Card, sort_hand
-from .errors import RuleError
-from .game import Deal, FinishedHand, Game, HandState, Phase
-from .levels import BotLevel
-from .moves import Move, PassCards, PlaceBid, PlayCard, ReplacePlayer, RevealHand
-from .scoring import TeamHandResult
-from .seats import SEATS, TEAMS, Seat
+from app.rules.bidding import Bid, BidKind
+from app.rules.cards import Card, sort_hand
+from app.rules.errors import RuleError
+from app.rules.game import Deal, FinishedHand, Game, HandState, Phase
+from app.rules.levels import BotLevel
+from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, ReplacePlayer, RevealHand
+from app.rules.scoring import TeamHandResult
+from app.rules.seats import SEATS, TEAMS, Seat
 
 FORMAT = "spades-record/1"
 Record = dict[str, Any]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .bidding import Bid, BidKind
-from .seats import Team
+from app.rules.bidding import Bid, BidKind
+from app.rules.seats import Team
 
 NIL_POINTS = 50
 BLIND_NIL_POINTS = 100

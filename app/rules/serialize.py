@@ -11,12 +11,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from .bidding import Bid
-from .cards import FULL_DECK, Card
-from .game import Deal, Exchange, FinishedHand, Game, HandState, Phase, Trick
-from .jsontext import dumps
-from .scoring import TeamHandResult
-from .seats import Seat, Team
+from app.rules.bidding import Bid
+from app.rules.cards import FULL_DECK, Card
+from app.rules.game import Deal, Exchange, FinishedHand, Game, HandState, Phase, Trick
+from app.rules.jsontext import dumps
+from app.rules.scoring import TeamHandResult
+from app.rules.seats import Seat, Team
 
 Data = dict[str, Any]
 T = TypeVar("T")

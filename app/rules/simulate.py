@@ -6,10 +6,10 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .bidding import BidKind
-from .bots import POLICIES, PolicyName
-from .game import Game, Phase
-from .seats import SEATS, Team
+from app.rules.bidding import BidKind
+from app.rules.bots import POLICIES, PolicyName
+from app.rules.game import Game, Phase
+from app.rules.seats import SEATS, Team
 
 MAX_HANDS = 1000  # a guard: random play can wander, but a game must end
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .bidding import Bid
-from .cards import Card
-from .game import Game, Phase, Trick
-from .scoring import TeamHandResult
-from .seats import SEATS, TEAMS, Seat, Team
+from app.rules.bidding import Bid
+from app.rules.cards import Card
+from app.rules.game import Game, Phase, Trick
+from app.rules.scoring import TeamHandResult
+from app.rules.seats import SEATS, TEAMS, Seat, Team
 
 
 @dataclass(frozen=True, slots=True)

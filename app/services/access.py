@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.rules.errors import ErrorCode, RuleError
-
-from .model import JoinPolicy, TableSnapshot, Visibility
+from app.services.model import JoinPolicy, TableSnapshot, Visibility
 
 # The join policies each visibility allows, most open first.
 ALLOWED_POLICIES: dict[Visibility, tuple[JoinPolicy, ...]] = {

@@ -8,9 +8,9 @@ from typing import Any
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from .codec import LogEntry
-from .events import GameEvent, LobbyEvent
-from .model import GameMessage, TableSnapshot
+from app.services.codec import LogEntry
+from app.services.events import GameEvent, LobbyEvent
+from app.services.model import GameMessage, TableSnapshot
 
 # A further write made in the transaction of a change.
 Effect = Callable[[AsyncSession], Awaitable[None]]

@@ -43,10 +43,9 @@ from typing import Any, Protocol
 
 from app.broker.base import RESYNC, Broker, Subscription
 from app.rules.errors import RuleError
-
-from .events import GameEvent
-from .model import GameMessage, TableSnapshot
-from .social import Notice, NoticeKind, Viewer, player_channel
+from app.services.events import GameEvent
+from app.services.model import GameMessage, TableSnapshot
+from app.services.social import Notice, NoticeKind, Viewer, player_channel
 
 log = logging.getLogger(__name__)
 

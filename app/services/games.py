@@ -13,16 +13,15 @@ from app.rules.game import Phase
 from app.rules.levels import BotLevel
 from app.rules.moves import Move
 from app.rules.seats import Seat
-
-from .auth import Player
-from .codec import move_entry
-from .events import GameEvent, LobbyEvent
-from .ledger import Change, Ledger
-from .model import TableSnapshot, TableStatus, now_ts
-from .play.clock import reset_timeouts
-from .play.thinking import ExpertPool
-from .social import SocialService
-from .tables import TableService, plausible_id
+from app.services.auth import Player
+from app.services.codec import move_entry
+from app.services.events import GameEvent, LobbyEvent
+from app.services.ledger import Change, Ledger
+from app.services.model import TableSnapshot, TableStatus, now_ts
+from app.services.play.clock import reset_timeouts
+from app.services.play.thinking import ExpertPool
+from app.services.social import SocialService
+from app.services.tables import TableService, plausible_id
 
 log = logging.getLogger(__name__)
 

@@ -11,27 +11,26 @@ from typing import Any
 
 from app.broker.base import RESYNC, Broker, Subscription
 from app.broker.memory import MemoryBroker
+from app.services import wire
+from app.services.accounts.profiles import ProfileService
+from app.services.accounts.results import game_ends, ratings_ahead
+from app.services.auth import AuthService, TokenRevoked, hash_token
+from app.services.chat.limits import ChatLimiter
+from app.services.chat.service import ChatService
+from app.services.games import BotDriver, GameService, bot_to_move
+from app.services.ledger import Ledger
+from app.services.limits import Limiter, MemoryLimiter, RedisLimiter
+from app.services.live.presence import PresenceService, PresenceTimings
+from app.services.live.store import MemoryPresence, PresenceStore, RedisPresence
+from app.services.play.rematch import RematchService
+from app.services.play.thinking import ExpertPool
+from app.services.play.timers import ClockTimers
+from app.services.social import SocialService
+from app.services.streams import Streams
+from app.services.tables import TableService
 from app.settings import Settings
 from app.store.db import Database
 from app.store.migrate import upgrade
-
-from . import wire
-from .accounts.profiles import ProfileService
-from .accounts.results import game_ends, ratings_ahead
-from .auth import AuthService, TokenRevoked, hash_token
-from .chat.limits import ChatLimiter
-from .chat.service import ChatService
-from .games import BotDriver, GameService, bot_to_move
-from .ledger import Ledger
-from .limits import Limiter, MemoryLimiter, RedisLimiter
-from .live.presence import PresenceService, PresenceTimings
-from .live.store import MemoryPresence, PresenceStore, RedisPresence
-from .play.rematch import RematchService
-from .play.thinking import ExpertPool
-from .play.timers import ClockTimers
-from .social import SocialService
-from .streams import Streams
-from .tables import TableService
 
 log = logging.getLogger(__name__)
 

@@ -22,17 +22,11 @@ from app.rules.errors import ErrorCode, RuleError
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
 from app.rules.serialize import game_from_json, game_to_json
-from app.store import career
-from app.store import tables as repo
-from app.store.career import GameEnd
-from app.store.db import Database
-from app.store.models import SeatRow, TableRow
-
-from .change import Change as Change  # re-exported: decisions build Changes
-from .change import Effect as Effect
-from .codec import LogEntry
-from .events import LobbyEvent
-from .model import (
+from app.services.change import Change as Change  # re-exported: decisions build Changes
+from app.services.change import Effect as Effect
+from app.services.codec import LogEntry
+from app.services.events import LobbyEvent
+from app.services.model import (
     JoinPolicy,
     LobbyMessage,
     Occupant,
@@ -40,8 +34,13 @@ from .model import (
     TableStatus,
     Visibility,
 )
-from .play.clock import stamp_clocks
-from .play.live import live_from_json, live_to_json
+from app.services.play.clock import stamp_clocks
+from app.services.play.live import live_from_json, live_to_json
+from app.store import career
+from app.store import tables as repo
+from app.store.career import GameEnd
+from app.store.db import Database
+from app.store.models import SeatRow, TableRow
 
 log = logging.getLogger(__name__)
 

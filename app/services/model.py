@@ -10,8 +10,7 @@ from typing import Any
 from app.rules.game import Game, Phase
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
-
-from .events import GameEvent, LobbyEvent
+from app.services.events import GameEvent, LobbyEvent
 
 # RULES.md, "Live tables": the turn clock's default and range (0: untimed).
 DEFAULT_TURN_SECONDS = 30

@@ -24,6 +24,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
+from app.services.auth import Player
+from app.services.events import NotificationEvent
+from app.services.model import TableStatus
 from app.store.db import Database
 from app.store.models import (
     BlockRow,
@@ -36,10 +39,6 @@ from app.store.models import (
     TableRow,
 )
 from app.store.spectators import kept_access, remember_spectator
-
-from .auth import Player
-from .events import NotificationEvent
-from .model import TableStatus
 
 log = logging.getLogger(__name__)
 

@@ -11,19 +11,30 @@ from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game, Phase
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
+from app.services.access import can_see, can_watch
+from app.services.codec import REMATCH_ENTRIES, entry_move
+from app.services.events import GameEvent, LobbyEvent
+from app.services.feeds import Feeds, Sink
+from app.services.ledger import LOBBY_CHANNEL, Ledger, game_channel
+from app.services.live.followed import FollowedStream, PresenceCount
+from app.services.live.presence import (
+    PresenceMessage,
+    PresenceService,
+    SeatPresence,
+    presence_channel,
+)
+from app.services.model import (
+    NO_AWAY,
+    GameMessage,
+    LobbyMessage,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+)
+from app.services.play.rematch import replayed_rematch
+from app.services.social import Notice, NoticeKind, SocialService, Viewer, player_channel
+from app.services.tables import TableService, relation
 from app.store import tables as repo
-
-from .access import can_see, can_watch
-from .codec import REMATCH_ENTRIES, entry_move
-from .events import GameEvent, LobbyEvent
-from .feeds import Feeds, Sink
-from .ledger import LOBBY_CHANNEL, Ledger, game_channel
-from .live.followed import FollowedStream, PresenceCount
-from .live.presence import PresenceMessage, PresenceService, SeatPresence, presence_channel
-from .model import NO_AWAY, GameMessage, LobbyMessage, Occupant, TableSnapshot, TableStatus
-from .play.rematch import replayed_rematch
-from .social import Notice, NoticeKind, SocialService, Viewer, player_channel
-from .tables import TableService, relation
 
 SNAPSHOT = GameEvent.SNAPSHOT
 

@@ -10,8 +10,7 @@ from app.rules.game import Game
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.moves import ReplacePlayer
 from app.rules.seats import SEATS, Seat
-
-from .access import (
+from app.services.access import (
     ALLOWED_POLICIES,
     Relation,
     can_see,
@@ -21,10 +20,10 @@ from .access import (
     policy_after_visibility_change,
     resolve_join_policy,
 )
-from .codec import move_entry
-from .events import GameEvent, LobbyEvent
-from .ledger import Change, Ledger
-from .model import (
+from app.services.codec import move_entry
+from app.services.events import GameEvent, LobbyEvent
+from app.services.ledger import Change, Ledger
+from app.services.model import (
     DEFAULT_TURN_SECONDS,
     MAX_TURN_SECONDS,
     MIN_TURN_SECONDS,
@@ -35,7 +34,7 @@ from .model import (
     Visibility,
     now_ts,
 )
-from .social import LinkKind, Notice, NoticeKind, SocialService, Viewer
+from app.services.social import LinkKind, Notice, NoticeKind, SocialService, Viewer
 
 
 @dataclass(frozen=True, slots=True)

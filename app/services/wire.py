@@ -18,12 +18,11 @@ from app.rules.serialize import (
     game_from_parts,
     game_to_data,
 )
-
-from .auth import Player, TokenRevoked
-from .chat.model import ChatMessage, chat_from_data, chat_to_data
-from .events import GameEvent, LobbyEvent
-from .live.presence import PresenceMessage
-from .model import (
+from app.services.auth import Player, TokenRevoked
+from app.services.chat.model import ChatMessage, chat_from_data, chat_to_data
+from app.services.events import GameEvent, LobbyEvent
+from app.services.live.presence import PresenceMessage
+from app.services.model import (
     DEFAULT_TURN_SECONDS,
     GameMessage,
     JoinPolicy,
@@ -33,8 +32,8 @@ from .model import (
     TableStatus,
     Visibility,
 )
-from .play.live import live_data, live_from_data
-from .social import FriendRequest, Invitation, Notice, NoticeKind
+from app.services.play.live import live_data, live_from_data
+from app.services.social import FriendRequest, Invitation, Notice, NoticeKind
 
 Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage | PresenceMessage
 

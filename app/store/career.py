@@ -32,8 +32,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.rules.career import CareerLine
 from app.rules.rating import Skill
-
-from .models import PlayerRow
+from app.store.models import PlayerRow
 
 GAMES_COUNTER = "games"
 NEW = Skill()  # a player before any rated game

@@ -25,8 +25,7 @@ from typing import Any
 
 from app.rules.career import CareerLine
 from app.rules.rating import Skill
-
-from .career import (
+from app.store.career import (
     GAMES_COUNTER,
     STAT_FIELDS,
     GameEnd,

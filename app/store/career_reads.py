@@ -9,8 +9,7 @@ from sqlalchemy import and_, or_, select, tuple_
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.rules.rating import PROVISIONAL_GAMES, Skill
-
-from .career import (
+from app.store.career import (
     COUNTERS,
     GAMES_COUNTER,
     HISTORY,
@@ -19,7 +18,7 @@ from .career import (
     STATS,
     GameSummaryRow,
 )
-from .models import BlockRow, PlayerRow
+from app.store.models import BlockRow, PlayerRow
 
 _BLOCKS = BlockRow.__table__  # type: ignore[attr-defined]
 

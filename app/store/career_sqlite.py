@@ -14,8 +14,7 @@ from sqlalchemy import bindparam, insert, literal_column, select, update
 from sqlalchemy.dialects import sqlite
 
 from app.rules.rating import Skill
-
-from .career import (
+from app.store.career import (
     COUNTERS,
     GAMES_COUNTER,
     HISTORY,

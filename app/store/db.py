@@ -17,10 +17,10 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from . import models  # noqa: F401  (registers the tables)
-from .postgres_writer import PostgresMoveWriter
-from .sqlite_writer import SqliteMoveWriter, configure_connection
-from .writers import MoveWriter
+from app.store import models  # noqa: F401  (registers the tables)
+from app.store.postgres_writer import PostgresMoveWriter
+from app.store.sqlite_writer import SqliteMoveWriter, configure_connection
+from app.store.writers import MoveWriter
 
 BUSY_TIMEOUT_MS = 10_000
 POOL_SIZE = 32  # SQLite, per process

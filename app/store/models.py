@@ -218,4 +218,4 @@ class ChatMessageRow(SQLModel, table=True):
 
 
 # The career tables (ratings, statistics, game summaries) live in their own module.
-from . import career as _career  # noqa: E402, F401
+from app.store import career as _career  # noqa: E402, F401

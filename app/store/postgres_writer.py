@@ -27,11 +27,10 @@ from sqlalchemy import exc
 from sqlalchemy.engine import make_url
 
 from app.rules.rating import Skill
-
-from . import career_pg
-from .career import GameEnd
-from .models import MoveRow, TableRow, now
-from .writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
+from app.store import career_pg
+from app.store.career import GameEnd
+from app.store.models import MoveRow, TableRow, now
+from app.store.writers import MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
 _TABLES = str(TableRow.__tablename__)
 _MOVES = str(MoveRow.__tablename__)

@@ -11,7 +11,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from .models import PlayerRow, SpectatorRow
+from app.store.models import PlayerRow, SpectatorRow
 
 
 async def remember_spectator(session: AsyncSession, table_id: str, player_id: str) -> None:

@@ -36,11 +36,10 @@ from sqlalchemy import bindparam, exc, insert, select, update
 from sqlalchemy.dialects import sqlite
 
 from app.rules.rating import Skill
-
-from . import career_sqlite
-from .career import GameEnd
-from .models import MoveRow, TableRow, now
-from .writers import ALWAYS_SET, MOVE_COLUMNS, TABLE_COLUMNS, driver_error
+from app.store import career_sqlite
+from app.store.career import GameEnd
+from app.store.models import MoveRow, TableRow, now
+from app.store.writers import ALWAYS_SET, MOVE_COLUMNS, TABLE_COLUMNS, driver_error
 
 T = TypeVar("T")
 

@@ -10,8 +10,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.rules.jsontext import dumps
-
-from .models import MoveRow, PlayerRow, SeatRow, TableRow, now
+from app.store.models import MoveRow, PlayerRow, SeatRow, TableRow, now
 
 
 async def table_version(session: AsyncSession, table_id: str) -> int | None:

@@ -16,8 +16,7 @@ from typing import Any, Protocol
 from sqlalchemy import exc
 
 from app.rules.rating import Skill
-
-from .career import GameEnd
+from app.store.career import GameEnd
 
 # The table columns a game change sets (the ledger's row values plus the write time).
 TABLE_COLUMNS = (

@@ -13,9 +13,8 @@ from tqdm import tqdm
 from app.rules.bots import ExpertBudget
 from app.rules.levels import BotLevel
 from app.rules.simulate import game_seeds
-
-from .report import Totals, percentile, wilson
-from .runner import GameOutcome, SideStats, play_pair
+from app.tournament.report import Totals, percentile, wilson
+from app.tournament.runner import GameOutcome, SideStats, play_pair
 
 _Job = tuple[int, BotLevel, BotLevel, ExpertBudget | None, bool]
 

@@ -6,8 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from app.rules.levels import BotLevel
-
-from .runner import GameOutcome, SideStats
+from app.tournament.runner import GameOutcome, SideStats
 
 Z95 = 1.959964
 

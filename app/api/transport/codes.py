@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from graphql import GraphQLError
 
-from .refusals import RefusalCode, tag
+from app.api.transport.refusals import RefusalCode, tag
 
 
 def tag_request_error(error: GraphQLError) -> None:

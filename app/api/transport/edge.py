@@ -13,8 +13,13 @@ from __future__ import annotations
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .headers import SecurityHeaders, secure_raw_headers
-from .http import BodyTooLarge, LimitedReceive, declared_too_large, too_large_response
+from app.api.transport.headers import SecurityHeaders, secure_raw_headers
+from app.api.transport.http import (
+    BodyTooLarge,
+    LimitedReceive,
+    declared_too_large,
+    too_large_response,
+)
 
 _VARY = b"vary"
 _ORIGIN = b"origin"

@@ -19,11 +19,11 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from .persisted import Documents, Resolved
+from app.api.transport.persisted import Documents, Resolved
 
 if TYPE_CHECKING:
-    from ..hotpath import HotPath
-from .refusals import (
+    from app.api.hotpath import HotPath
+from app.api.transport.refusals import (
     GRAPHQL_RESPONSE_JSON,
     JSON,
     Refusal,

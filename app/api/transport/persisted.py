@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .refusals import PERSISTED_QUERY_NOT_FOUND_MESSAGE, Refusal, RefusalCode
+from app.api.transport.refusals import PERSISTED_QUERY_NOT_FOUND_MESSAGE, Refusal, RefusalCode
 
 SHA256_HEX = re.compile(r"^[0-9a-f]{64}$")
 APQ_VERSION = 1

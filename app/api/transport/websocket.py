@@ -44,12 +44,11 @@ from strawberry.types.unset import UnsetType
 from app.api.context import Context
 from app.api.lean import LIVE_OPERATION, LiveOperation
 from app.api.slow import GuardedSends
+from app.api.transport.close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
+from app.api.transport.persisted import Documents
+from app.api.transport.refusals import Refusal
+from app.api.transport.writer import raw_protocol
 from app.rules.errors import ErrorCode
-
-from .close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
-from .persisted import Documents
-from .refusals import Refusal
-from .writer import raw_protocol
 
 SUBPROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from .close_codes import CLOSE_TOO_SLOW
+from app.api.transport.close_codes import CLOSE_TOO_SLOW
 
 log = logging.getLogger("app.slow")
 

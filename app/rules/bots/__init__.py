@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import random
 
-from ..game import Game
-from ..levels import BotLevel
-from ..moves import Move
-from ..seats import Seat
-from .basic import (
+from app.rules.bots.basic import (
     POLICIES,
     Policy,
     PolicyName,
@@ -25,9 +21,13 @@ from .basic import (
     pass_for,
     random_move,
 )
-from .expert import BudgetClock, ExpertBudget, budget_clock, expert_move
-from .knowledge import SeatKnowledge
-from .standard import standard_move
+from app.rules.bots.expert import BudgetClock, ExpertBudget, budget_clock, expert_move
+from app.rules.bots.knowledge import SeatKnowledge
+from app.rules.bots.standard import standard_move
+from app.rules.game import Game
+from app.rules.levels import BotLevel
+from app.rules.moves import Move
+from app.rules.seats import Seat
 
 
 def decide(

@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from itertools import combinations
 
-from ..bidding import MAX_TRICKS, Bid, BidKind
-from ..cards import Card, Suit
-from ..game import Game, Phase
-from ..moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
-from ..seats import Seat
-from .knowledge import SeatKnowledge
+from app.rules.bidding import MAX_TRICKS, Bid, BidKind
+from app.rules.bots.knowledge import SeatKnowledge
+from app.rules.cards import Card, Suit
+from app.rules.game import Game, Phase
+from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
+from app.rules.seats import Seat
 
 Policy = Callable[[Game, Seat, random.Random], Move]
 

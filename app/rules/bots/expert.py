@@ -17,15 +17,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from ..bidding import Bid, BidKind
-from ..cards import Card
-from ..game import Phase
-from ..moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
-from .basic import pass_for
-from .knowledge import SeatKnowledge
-from .playout import Playout, World, played_by, sample_world, standard_bid_in, world_weight
-from .reading import cheapest_equal, hand_strength
-from .standard import standard_bid, standard_play
+from app.rules.bidding import Bid, BidKind
+from app.rules.bots.basic import pass_for
+from app.rules.bots.knowledge import SeatKnowledge
+from app.rules.bots.playout import (
+    Playout,
+    World,
+    played_by,
+    sample_world,
+    standard_bid_in,
+    world_weight,
+)
+from app.rules.bots.reading import cheapest_equal, hand_strength
+from app.rules.bots.standard import standard_bid, standard_play
+from app.rules.cards import Card
+from app.rules.game import Phase
+from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
 
 BLIND_NIL_BEHIND = 200  # bid BLIND_NIL only this far behind (and eligible) ...
 BLIND_NIL_THEIRS = 150  # ... with the opponents this close to winning: a comeback gamble

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bidding import Bid
-from ..cards import FULL_DECK, Card, Suit
-from ..game import Game, Phase, Trick
-from ..play import legal_plays
-from ..seats import Seat
+from app.rules.bidding import Bid
+from app.rules.cards import FULL_DECK, Card, Suit
+from app.rules.game import Game, Phase, Trick
+from app.rules.play import legal_plays
+from app.rules.seats import Seat
 
 _SPADES = Suit.SPADES
 _NO_VOIDS: frozenset[Suit] = frozenset()

@@ -13,15 +13,15 @@ import math
 import random
 from collections.abc import Sequence
 
-from ..bidding import Bid, team_target
-from ..cards import Card, Suit
-from ..game import Phase
-from ..play import legal_plays
-from ..scoring import score_team
-from ..seats import SEATS, TEAMS, Seat
-from .knowledge import Play, SeatKnowledge
-from .reading import current_best, hand_strength, nil_risk
-from .standard import standard_bid, standard_play
+from app.rules.bidding import Bid, team_target
+from app.rules.bots.knowledge import Play, SeatKnowledge
+from app.rules.bots.reading import current_best, hand_strength, nil_risk
+from app.rules.bots.standard import standard_bid, standard_play
+from app.rules.cards import Card, Suit
+from app.rules.game import Phase
+from app.rules.play import legal_plays
+from app.rules.scoring import score_team
+from app.rules.seats import SEATS, TEAMS, Seat
 
 BAG_VALUE = 0  # extra weight of a bag against the team, beyond the hand's points. Its
 # long-run cost (100 every 10) argues for 10, but in tournaments any weight made EXPERT

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..bidding import Bid, team_target
-from ..cards import FULL_DECK, Card, Rank, Suit
-from ..seats import Seat, Team
-from .knowledge import SeatKnowledge
+from app.rules.bidding import Bid, team_target
+from app.rules.bots.knowledge import SeatKnowledge
+from app.rules.cards import FULL_DECK, Card, Rank, Suit
+from app.rules.seats import Seat, Team
 
 SPADES = Suit.SPADES
 SIDE_SUITS = (Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)

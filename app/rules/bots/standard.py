@@ -8,15 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..bidding import MAX_TRICKS, Bid, BidKind
-from ..cards import Card
-from ..game import Phase
-from ..moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
-from ..scoring import BAG_LIMIT
-from ..seats import Seat
-from .basic import pass_for
-from .knowledge import SeatKnowledge
-from .reading import (
+from app.rules.bidding import MAX_TRICKS, Bid, BidKind
+from app.rules.bots.basic import pass_for
+from app.rules.bots.knowledge import SeatKnowledge
+from app.rules.bots.reading import (
     SPADES,
     beats,
     by_suit,
@@ -35,6 +30,11 @@ from .reading import (
     sure_winner,
     team_status,
 )
+from app.rules.cards import Card
+from app.rules.game import Phase
+from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
+from app.rules.scoring import BAG_LIMIT
+from app.rules.seats import Seat
 
 NIL_RISK_LIMIT = 0.9  # nil_risk below this: the hand can stay under
 

@@ -11,13 +11,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from app.rules.career import CareerLine, career_lines, seats_changed
 from app.rules.rating import Skill, rate_match
 from app.rules.seats import SEATS
+from app.services.accounts.replay import lines_from_moves, moves_of_log
+from app.services.change import Change
+from app.services.codec import LogEntry
+from app.services.model import TableSnapshot, now_ts
 from app.store.career import GameEnd
 from app.store.db import Database
-
-from ..change import Change
-from ..codec import LogEntry
-from ..model import TableSnapshot, now_ts
-from .replay import lines_from_moves, moves_of_log
 
 # A table's move log: (seq, changes, entry) rows in order (`Ledger.moves`).
 MoveLog = Callable[[str], Awaitable[list[tuple[int, int, LogEntry]]]]

@@ -19,8 +19,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from app.rules.errors import ErrorCode, RuleError
-
-from ..limits import SLIDING_WINDOW, admit_in_redis
+from app.services.limits import SLIDING_WINDOW, admit_in_redis
 
 log = logging.getLogger(__name__)
 

@@ -24,18 +24,17 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.base import RESYNC, Broker
 from app.rules.errors import ErrorCode, RuleError
+from app.services.access import can_watch
+from app.services.auth import Player
+from app.services.chat.limits import ChatLimiter
+from app.services.chat.model import ChatChannel, ChatMessage, chat_channel
+from app.services.ledger import Ledger
+from app.services.model import TableSnapshot, now_ts
+from app.services.social import Notice, NoticeKind, SocialService, Viewer, player_channel
+from app.services.tables import TableService, relation
 from app.store import tables as repo
 from app.store.db import Database
 from app.store.models import ChatMessageRow, PlayerRow
-
-from ..access import can_watch
-from ..auth import Player
-from ..ledger import Ledger
-from ..model import TableSnapshot, now_ts
-from ..social import Notice, NoticeKind, SocialService, Viewer, player_channel
-from ..tables import TableService, relation
-from .limits import ChatLimiter
-from .model import ChatChannel, ChatMessage, chat_channel
 
 log = logging.getLogger(__name__)
 

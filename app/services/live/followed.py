@@ -21,16 +21,15 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from app.broker.base import RESYNC
-
-from ..events import GameEvent
-from ..feeds import Follower, Sink, TableFeed
-from ..ledger import game_channel
-from ..model import GameMessage, TableSnapshot, TableStatus
-from ..social import Viewer
-from .presence import PresenceService
+from app.services.events import GameEvent
+from app.services.feeds import Follower, Sink, TableFeed
+from app.services.ledger import game_channel
+from app.services.live.presence import PresenceService
+from app.services.model import GameMessage, TableSnapshot, TableStatus
+from app.services.social import Viewer
 
 if TYPE_CHECKING:
-    from ..streams import Streams
+    from app.services.streams import Streams
 
 SNAPSHOT = GameEvent.SNAPSHOT
 

@@ -28,15 +28,14 @@ from typing import Any
 
 from app.broker.base import Broker
 from app.rules.seats import SEATS, Seat
+from app.services.change import Change
+from app.services.ledger import Ledger
+from app.services.live.store import Mark, PresenceStore
+from app.services.model import TableSnapshot, TableStatus
+from app.services.play.clock import replace_absent
+from app.services.tables import close_table
 from app.store.db import Database
 from app.store.tables import idle_waiting_tables
-
-from ..change import Change
-from ..ledger import Ledger
-from ..model import TableSnapshot, TableStatus
-from ..play.clock import replace_absent
-from ..tables import close_table
-from .store import Mark, PresenceStore
 
 log = logging.getLogger(__name__)
 

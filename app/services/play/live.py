@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.seats import SEATS, Seat
-
-from ..model import NO_AWAY, NO_TIMEOUTS, Occupant, TableSnapshot
+from app.services.model import NO_AWAY, NO_TIMEOUTS, Occupant, TableSnapshot
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,17 +21,13 @@ from app.rules.dealing import rematch_seed
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.rules.seats import SEATS, Seat
-from app.store import tables as repo
-from app.store.models import LinkGrantRow, TableLinkRow
-from app.store.spectators import keep_spectators, spectators_of
-
-from ..access import can_watch
-from ..auth import Player
-from ..codec import LogEntry
-from ..events import GameEvent
-from ..games import BotDriver
-from ..ledger import Change, Ledger, insert_table
-from ..model import (
+from app.services.access import can_watch
+from app.services.auth import Player
+from app.services.codec import LogEntry
+from app.services.events import GameEvent
+from app.services.games import BotDriver
+from app.services.ledger import Change, Ledger, insert_table
+from app.services.model import (
     NO_AWAY,
     NO_TIMEOUTS,
     GameMessage,
@@ -40,9 +36,12 @@ from ..model import (
     Visibility,
     now_ts,
 )
-from ..social import SocialService, Viewer, load_viewer
-from ..tables import TableService, relation, start_entry
-from .clock import clocked
+from app.services.play.clock import clocked
+from app.services.social import SocialService, Viewer, load_viewer
+from app.services.tables import TableService, relation, start_entry
+from app.store import tables as repo
+from app.store.models import LinkGrantRow, TableLinkRow
+from app.store.spectators import keep_spectators, spectators_of
 
 REMATCH_REQUESTED = GameEvent.REMATCH_REQUESTED
 REMATCH_STARTED = GameEvent.REMATCH_STARTED

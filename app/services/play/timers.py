@@ -20,14 +20,13 @@ import random
 import time
 from collections.abc import Callable
 
+from app.services.change import Change
+from app.services.events import GameEvent
+from app.services.ledger import Ledger
+from app.services.model import TableSnapshot
+from app.services.play.clock import bot_on_turn, expire
 from app.store.db import Database
 from app.store.tables import due_deadlines
-
-from ..change import Change
-from ..events import GameEvent
-from ..ledger import Ledger
-from ..model import TableSnapshot
-from .clock import bot_on_turn, expire
 
 log = logging.getLogger(__name__)
 
