@@ -96,7 +96,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from app.api.server import serve
+    from app.api.app import serve
 
     serve(host=args.host, port=args.port, database_url=args.database_url, workers=args.workers)
     return 0
@@ -113,7 +113,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from app.api.schema import schema_text
+    from app.api.graphql.schema import schema_text
 
     text = schema_text()
     if args.out:

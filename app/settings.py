@@ -97,7 +97,7 @@ class Settings:
     # The built web client served at `/`; None: web/dist in the repository.
     web_dist: str | None = None
     # A WebSocket whose send waits this long (the client stopped reading) is closed with
-    # 4410: it reconnects and resubscribes with `since` (app/api/slow.py).
+    # 4410: it reconnects and resubscribes with `since` (app/api/transport/slow_consumers.py).
     ws_send_timeout_ms: int = 10_000
     # Transport (see SECURITY.md): CORS request headers, Apollo persisted queries kept
     # (LRU), and an optional trusted-documents manifest (JSON) outside of which no

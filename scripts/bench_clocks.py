@@ -35,10 +35,16 @@ from _measure import calibration
 
 from app.rules.game import Game
 from app.rules.seats import Seat
-from app.services.hub import Services
-from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
+from app.services.container import Services
 from app.services.play.clock import clocked
-from app.services.social import Viewer
+from app.services.social.service import Viewer
+from app.services.tables.snapshot import (
+    JoinPolicy,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+)
 from app.settings import Settings
 
 SEATS = (Seat.EAST, Seat.SOUTH, Seat.WEST)

@@ -112,7 +112,7 @@ async def run(args: argparse.Namespace) -> None:
     """Set the table up, then count the moves."""
     import httpx
 
-    from app.api.server import create_app
+    from app.api.app import create_app
     from app.settings import load_settings
 
     counter = CallCounter()

@@ -53,12 +53,13 @@ from app.rules.bots import POLICIES, PolicyName
 from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.serialize import game_to_json
+from app.services.accounts.auth import Player
 from app.services.accounts.profiles import ProfileService
 from app.services.accounts.results import game_ends, ratings_ahead
-from app.services.auth import Player
-from app.services.games import apply_move
-from app.services.ledger import Change, Ledger
-from app.services.model import TableSnapshot
+from app.services.play.games import apply_move
+from app.services.tables.change import Change
+from app.services.tables.ledger import Ledger
+from app.services.tables.snapshot import TableSnapshot
 from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.postgres_writer import KNOWN_RATINGS, KnownRatings, PostgresMoveWriter

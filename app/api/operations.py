@@ -32,7 +32,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.schema.schema import validate_document
 from strawberry.types.graphql import OperationType
 
-from app.api.lean import LIVE_OPERATION
+from app.api.fastpath.live import LIVE_OPERATION
 from app.api.metrics import REQUESTS, count_errors
 from app.api.transport.refusals import RefusalCode, parse_error_code, tag
 

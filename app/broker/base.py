@@ -53,7 +53,7 @@ class Subscription(Generic[T]):
 
     def listen(self, listener: Callable[[T], None]) -> None:
         """Hand every message (and RESYNC) to `listener` as it arrives instead of queueing
-        it: for a subscriber that fans out synchronously (app/services/feeds.py), one per
+        it: for a subscriber that fans out synchronously (app/services/live/table_feeds.py), one per
         channel rather than one queue per socket. `listener` must not block or raise."""
         self._listener = listener
         queue = self.__dict__.get("queue")

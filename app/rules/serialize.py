@@ -11,10 +11,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from app.compact_json import dumps
 from app.rules.bidding import Bid
 from app.rules.cards import FULL_DECK, Card
 from app.rules.game import Deal, Exchange, FinishedHand, Game, HandState, Phase, Trick
-from app.rules.jsontext import dumps
 from app.rules.scoring import TeamHandResult
 from app.rules.seats import Seat, Team
 
@@ -131,7 +131,7 @@ def _remember(cache: dict[int, Any], most: int, key: int, entry: Any) -> None:
 
 
 # What no move changes again, turned into JSON once: finished hands (also sent between
-# processes, app/services/wire.py), a hand's deal, and the finished tricks and hands
+# processes, app/services/broker_codec.py), a hand's deal, and the finished tricks and hands
 # joined.
 finished_json = _TextOf[FinishedHand](
     lambda finished: dumps(_finished_to_data(finished)), _FINISHED_JSON_MAX

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from app.services.chat.limits import ChatLimiter, ChatRateLimited
+from app.services.chat.rate_limit import ChatLimiter, ChatRateLimited
 from tests.support.server import free_port
 from tests.support.services import redis_url
 

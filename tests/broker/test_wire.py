@@ -10,12 +10,12 @@ from app.rules.game import Game
 from app.rules.levels import BotLevel
 from app.rules.seats import SEATS, Seat
 from app.rules.simulate import play_game
-from app.services import wire
-from app.services.auth import Player
+from app.services import broker_codec as wire
+from app.services.accounts.auth import Player
 from app.services.chat.model import ChatChannel, ChatMessage
-from app.services.events import GameEvent
 from app.services.live.presence import PresenceMessage
-from app.services.model import GameMessage, Occupant, TableSnapshot, TableStatus
+from app.services.tables.events import GameEvent
+from app.services.tables.snapshot import GameMessage, Occupant, TableSnapshot, TableStatus
 from tests.support.tables import table_snapshot
 
 PLAYERS = ["p1", "bot:east", "p3", "p4"]

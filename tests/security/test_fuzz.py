@@ -38,8 +38,8 @@ from websockets.asyncio.client import ClientConnection
 
 from app.api.transport.refusals import RefusalCode
 from app.rules.game import Game
+from app.rules.movelog import entry_move
 from app.rules.serialize import game_to_data
-from app.services.codec import entry_move
 from tests.support.server import LiveServer, running
 
 from .helpers import PASSWORD, Gql, ws_connection

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.services.limits import LIMITS, Rule
+from app.services.rate_limits import LIMITS, Rule
 from tests.support.server import LiveServer, running
 
 from .helpers import Gql, code_of, http_client, random_loopback, unique_name

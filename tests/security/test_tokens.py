@@ -19,11 +19,11 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from app.api.guards import Connection, Guards
-from app.api.server import create_app
+from app.api.app import create_app
+from app.api.socket_guards import Connection, Guards
 from app.broker.memory import MemoryBroker
-from app.services.auth import Player, hash_token
-from app.services.hub import Services
+from app.services.accounts.auth import Player, hash_token
+from app.services.container import Services
 from app.settings import Settings
 from tests.support.server import LiveServer, running
 
@@ -245,7 +245,7 @@ async def test_a_player_who_moves_rarely_is_not_read_again_until_the_recheck(
         assert reads == 1
         # Five minutes later (a slow player, or one waiting for a long game): still cached.
         later = time.time() + 300
-        monkeypatch.setattr("app.services.auth.time.time", lambda: later)
+        monkeypatch.setattr("app.services.accounts.auth.time.time", lambda: later)
         assert await services.auth.authenticate(token) == player
         assert reads == 1
         # Signing out still ends it at once.
@@ -261,7 +261,7 @@ async def test_a_cached_token_is_never_honoured_past_its_own_expiry(
         assert await services.auth.authenticate(token) == player
         expiry = await services.auth.expiry(token)
         assert expiry is not None
-        monkeypatch.setattr("app.services.auth.time.time", lambda: expiry + 1)
+        monkeypatch.setattr("app.services.accounts.auth.time.time", lambda: expiry + 1)
         assert await services.auth.authenticate(token) is None
 
 

@@ -1,4 +1,4 @@
-"""Compiled arguments (app/api/arguments.py) give exactly what graphql-core's coercion
+"""Compiled arguments (app/api/fastpath/arguments.py) give exactly what graphql-core's coercion
 and strawberry's conversion give, or nothing (the normal path then answers): for any
 variable values, well-formed or not."""
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strawberry.types.arguments import convert_arguments
 
-from app.api.arguments import ArgumentPlan
-from app.api.schema import build_schema
-from app.api.types import CardInput, Rank, Suit
+from app.api.fastpath.arguments import ArgumentPlan
+from app.api.graphql.schema import build_schema
+from app.api.graphql.types import CardInput, Rank, Suit
 
 from .test_direct import compiled
 

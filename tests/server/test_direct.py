@@ -1,4 +1,4 @@
-"""Direct operations (app/api/direct.py): a one-field move or query over POST is answered
+"""Direct operations (app/api/fastpath/direct.py): a one-field move or query over POST is answered
 by its resolver and a compiled plan, with graphql-core's own answer wherever anything
 goes wrong; and documents the plan cannot stand for are left to graphql-core."""
 
@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from graphql import OperationDefinitionNode, parse
 
-import app.api.core as core
-from app.api.direct import DirectOperation, Replay, compile_direct
-from app.api.schema import build_schema
+import app.api.graphql.resolvers.game as core
+from app.api.fastpath.direct import DirectOperation, Replay, compile_direct
+from app.api.graphql.schema import build_schema
 
 from .test_hotpath import BID, CARD, FULL, SELECTIONS, next_move, players, seated, started
 

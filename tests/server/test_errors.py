@@ -16,7 +16,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from websockets.typing import Subprotocol
 
-from app.api.schema import schema
+from app.api.graphql.schema import schema
 from tests.support.client import SIGN_UP, Api, ApiError
 from tests.support.scenarios import (
     ADD_BOT,

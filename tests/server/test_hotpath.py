@@ -1,4 +1,4 @@
-"""The HTTP fast path (app/api/hotpath.py) answers exactly what the normal path answers:
+"""The HTTP fast path (app/api/fastpath/http.py) answers exactly what the normal path answers:
 the same bytes, status and headers, for moves that succeed and for every error a move
 can meet; and it leaves to the normal path what it does not handle."""
 
@@ -17,8 +17,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.api.server import SpadesGraphQL, create_app
-from app.services.limits import RateLimited, Rule
+from app.api.app import SpadesGraphQL, create_app
+from app.services.rate_limits import RateLimited, Rule
 from app.settings import Settings
 
 SEATS = ("NORTH", "EAST", "SOUTH", "WEST")

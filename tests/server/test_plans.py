@@ -15,15 +15,15 @@ import pytest
 from graphql import ExecutionResult, parse
 from graphql.execution.executor import Executor
 
-from app.api.core import GameUpdate
-from app.api.plans import Kind, Node, Plan, Subtrees, compile_plan
-from app.api.schema import schema
-from app.api.types import game_view, seat_type
+from app.api.fastpath.plans import Kind, Node, Plan, Subtrees, compile_plan
+from app.api.graphql.resolvers.game import GameUpdate
+from app.api.graphql.schema import schema
+from app.api.graphql.types import game_view, seat_type
 from app.rules.game import Game, Phase
 from app.rules.seats import Seat
 from app.rules.simulate import POLICIES, PolicyName
-from app.services.events import GameEvent
-from app.services.model import TableStatus
+from app.services.tables.events import GameEvent
+from app.services.tables.snapshot import TableStatus
 from tests.support.tables import PLAYERS, table_snapshot
 
 OPERATIONS = Path(__file__).resolve().parents[2] / "web/src/graphql/operations.graphql"

@@ -4,10 +4,10 @@ equals the one built cold, for every viewer, watching or not."""
 
 from __future__ import annotations
 
-from app.api import types
-from app.api.types import game_view
+from app.api.graphql import types
+from app.api.graphql.types import game_view
 from app.rules.seats import Seat
-from app.services.model import TableStatus
+from app.services.tables.snapshot import TableStatus
 from tests.server.test_plans import positions
 from tests.support.tables import table_snapshot
 

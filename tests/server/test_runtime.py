@@ -12,7 +12,7 @@ from typing import Any
 from graphql import build_schema, parse, subscribe
 from graphql.execution.executor import Executor
 
-from app.api.runtime import patch_graphql_core
+from app.api.fastpath.patches import patch_graphql_core
 
 SCHEMA = build_schema(
     """
@@ -61,7 +61,7 @@ async def test_subscription_events_leave_nothing_in_the_shared_memo() -> None:
 
 GC_PROBE = """
 import gc, weakref
-from app.api.runtime import YOUNG_THRESHOLD, tame_garbage_collector
+from app.api.fastpath.patches import YOUNG_THRESHOLD, tame_garbage_collector
 
 class Node:
     pass
@@ -89,7 +89,7 @@ def test_a_cycle_that_outlived_a_full_collection_is_still_reclaimed() -> None:
 def test_every_enum_member_serializes_to_the_name_strawberry_gives_it() -> None:
     from strawberry.schema.schema_converter import CustomGraphQLEnumType
 
-    from app.api.schema import schema
+    from app.api.graphql.schema import schema
 
     enums = [t for t in schema._schema.type_map.values() if isinstance(t, CustomGraphQLEnumType)]
     assert len(enums) >= 8  # Suit, Rank, Seat, Team, BidKind, GamePhase, BotLevel, ...

@@ -22,7 +22,7 @@ from graphql import (
     Undefined,
 )
 
-from app.api.schema import schema_text
+from app.api.graphql.schema import schema_text
 from tests.support.scenarios import post_raw
 from tests.support.server import ROOT, LiveServer
 
@@ -81,7 +81,7 @@ def core() -> DocumentNode:
 
 def test_the_committed_schema_is_the_one_the_code_builds() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == schema_text(), (
-        "schema.graphql is stale: regenerate it from app.api.schema.schema_text()"
+        "schema.graphql is stale: regenerate it from app.api.graphql.schema.schema_text()"
     )
 
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from app.rules.seats import Seat
 from app.services.chat.model import ChatChannel
 from app.services.chat.service import may_read, may_write, plays_at
-from app.services.model import NO_AWAY, Occupant, TableSnapshot, TableStatus
+from app.services.tables.snapshot import NO_AWAY, Occupant, TableSnapshot, TableStatus
 from tests.services.test_rematch_decisions import finished_table
 
 

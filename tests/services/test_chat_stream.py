@@ -17,9 +17,9 @@ from app.broker.base import Subscription
 from app.broker.memory import MemoryBroker
 from app.services.chat import service as chat_service
 from app.services.chat.model import ChatChannel, ChatMessage, chat_channel
-from app.services.hub import Services
-from app.services.model import Visibility
-from app.services.social import Viewer
+from app.services.container import Services
+from app.services.social.service import Viewer
+from app.services.tables.snapshot import Visibility
 from app.settings import Settings
 
 

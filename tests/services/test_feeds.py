@@ -1,6 +1,7 @@
 """The live phase of game subscriptions, below the server: one table feed fans each change
-out to its followers (app/services/feeds.py), whose sinks write frames built once per
-distinct view (app/api/lean.py) to bounded per-socket writers (app/api/transport/writer.py).
+out to its followers (app/services/live/table_feeds.py), whose sinks write frames built
+once per distinct view (app/api/fastpath/live.py) to bounded per-socket writers
+(app/api/transport/writer.py).
 """
 
 from __future__ import annotations
@@ -17,24 +18,24 @@ from graphql.execution.executor import Executor
 from websockets.frames import Frame as WsFrame
 from websockets.frames import Opcode
 
-from app.api.core import _game_update
-from app.api.lean import LiveOperation, LiveSink
-from app.api.runtime import patch_graphql_core
-from app.api.schema import build_schema
+from app.api.fastpath.live import LiveOperation, LiveSink
+from app.api.fastpath.patches import patch_graphql_core
+from app.api.graphql.resolvers.game import _game_update
+from app.api.graphql.schema import build_schema
 from app.api.transport.writer import Frame, SocketWriter, frame_bytes
 from app.broker.base import RESYNC
 from app.broker.memory import MemoryBroker
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
 from app.rules.seats import SEATS
-from app.services.access import can_watch
-from app.services.auth import Player
-from app.services.events import GameEvent
-from app.services.feeds import Feeds, Follower, TableFeed
-from app.services.ledger import game_channel
-from app.services.model import GameMessage, TableSnapshot, TableStatus
-from app.services.social import Notice, NoticeKind, Viewer, player_channel
-from app.services.tables import relation
+from app.services.accounts.auth import Player
+from app.services.live.table_feeds import Feeds, Follower, TableFeed
+from app.services.social.service import Notice, NoticeKind, Viewer, player_channel
+from app.services.tables.access import can_watch
+from app.services.tables.events import GameEvent
+from app.services.tables.ledger import game_channel
+from app.services.tables.service import relation
+from app.services.tables.snapshot import GameMessage, TableSnapshot, TableStatus
 from tests.support.scenarios import GAME_UPDATES
 from tests.support.tables import PLAYERS, table_snapshot
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.services.limits import LIMITS, MemoryLimiter, RateLimited, RedisLimiter, Rule
+from app.services.rate_limits import LIMITS, MemoryLimiter, RateLimited, RedisLimiter, Rule
 from tests.support.services import redis_url
 
 RULE = Rule.SIGN_IN_USER

@@ -9,7 +9,7 @@ from openskill.models import PlackettLuce
 from app.rules.career import career_lines
 from app.rules.rating import DEFAULT_MU, DEFAULT_SIGMA, Skill, _rated_beliefs, rate_match
 from app.services.accounts.results import rate_both_results, rate_lines
-from app.services.model import Occupant, TableStatus
+from app.services.tables.snapshot import Occupant, TableStatus
 from tests.store.game_ends import last_move
 from tests.support.tables import table_snapshot
 

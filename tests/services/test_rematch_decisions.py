@@ -9,8 +9,14 @@ from app.rules.dealing import rematch_seed
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.seats import SEATS, Seat
 from app.rules.simulate import play_game
-from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
 from app.services.play.rematch import decide_rematch, rematch_of, rematch_table_id
+from app.services.tables.snapshot import (
+    JoinPolicy,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+)
 from tests.support.tables import table_snapshot
 
 FINISHED_AT = 1_000_000.0

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.services.model import JoinPolicy, TableSnapshot, TableStatus, Visibility
+from app.services.tables.snapshot import JoinPolicy, TableSnapshot, TableStatus, Visibility
 
 FIELDS = [f.name for f in dataclasses.fields(TableSnapshot)]
 

@@ -24,10 +24,10 @@ from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.rating import Skill
 from app.services.accounts.results import game_ends, ratings_ahead
-from app.services.change import Change
-from app.services.games import apply_move
-from app.services.ledger import Ledger
-from app.services.model import Occupant, TableSnapshot, TableStatus
+from app.services.play.games import apply_move
+from app.services.tables.change import Change
+from app.services.tables.ledger import Ledger
+from app.services.tables.snapshot import Occupant, TableSnapshot, TableStatus
 from app.store.career import HISTORY, RATINGS, RESULTS, STATS, SUMMARIES, GameEnd
 from app.store.db import Database
 from tests.support.tables import table_snapshot

@@ -26,11 +26,11 @@ from app.rules.career import CareerLine, career_lines
 from app.rules.errors import RuleError
 from app.rules.moves import Move
 from app.rules.rating import Skill, rate_match
-from app.services.change import Change
-from app.services.games import apply_move
-from app.services.ledger import Ledger, _row_values
-from app.services.model import TableSnapshot, TableStatus
-from app.store import tables as repo
+from app.services.play.games import apply_move
+from app.services.tables.change import Change
+from app.services.tables.ledger import Ledger, _row_values
+from app.services.tables.snapshot import TableSnapshot, TableStatus
+from app.store import table_rows as repo
 from app.store.career import FinishedGame, GameEnd, stats_values, summary_values
 from app.store.db import Database
 

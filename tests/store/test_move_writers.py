@@ -20,10 +20,11 @@ from app.broker.memory import MemoryBroker
 from app.rules.bots import basic_move
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
-from app.services.games import apply_move
-from app.services.ledger import Change, Ledger, _row_values
-from app.services.model import TableSnapshot, TableStatus
-from app.store import tables as repo
+from app.services.play.games import apply_move
+from app.services.tables.change import Change
+from app.services.tables.ledger import Ledger, _row_values
+from app.services.tables.snapshot import TableSnapshot, TableStatus
+from app.store import table_rows as repo
 from app.store.db import Database
 from app.store.migrate import upgrade
 from app.store.models import MoveRow, TableRow

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.services.model import JoinPolicy, Occupant, TableSnapshot, TableStatus, Visibility
+from app.services.tables.snapshot import (
+    JoinPolicy,
+    Occupant,
+    TableSnapshot,
+    TableStatus,
+    Visibility,
+)
 
 PLAYERS = ("p0", "p1", "p2", "p3")
 

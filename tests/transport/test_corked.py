@@ -1,4 +1,4 @@
-"""The corked HTTP protocol (app/api/transport/corked.py) writes a sized response's head
+"""The corked HTTP protocol (app/api/transport/uvicorn_http.py) writes a sized response's head
 and body in one write, and anything streamed as uvicorn does."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from starlette.routing import Route
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from app.api.transport.corked import CorkedCycle, CorkedHttpProtocol
+from app.api.transport.uvicorn_http import CorkedCycle, CorkedHttpProtocol
 
 
 class Recording(asyncio.Transport):

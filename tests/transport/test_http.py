@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.api.server import create_app
+from app.api.app import create_app
 from app.settings import Settings
 from app.store.migrate import upgrade
 from tests.support.server import LiveServer
@@ -293,7 +293,7 @@ async def test_the_cors_headers_follow_their_setting(tmp_path: Any) -> None:
 
 async def test_the_app_runs_its_lifespan(tmp_path: Any) -> None:
     # uvicorn's lifespan "auto" only logs an app that fails a lifespan scope and serves
-    # on without its services started: the routing in front (app/api/server.py
+    # on without its services started: the routing in front (app/api/app.py
     # SpadesApp) must pass a lifespan scope (it has no path) to starlette.
     url = f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}"
     await asyncio.to_thread(upgrade, url)

@@ -1,4 +1,4 @@
-"""The lighter parts of uvicorn's WebSocket protocol (app/api/transport/protocol.py) keep
+"""The lighter parts of uvicorn's WebSocket protocol (app/api/transport/uvicorn_websocket.py) keep
 the behaviour of the asyncio.Queue and asyncio.Event they stand in for."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from app.api.server import serve
-from app.api.transport.corked import CorkedHttpProtocol
-from app.api.transport.protocol import Flag, LeanWebSocketProtocol, ReceivedEvents
+from app.api.app import serve
+from app.api.transport.uvicorn_http import CorkedHttpProtocol
+from app.api.transport.uvicorn_websocket import Flag, LeanWebSocketProtocol, ReceivedEvents
 from app.api.transport.writer import raw_protocol
 
 

@@ -22,7 +22,7 @@ from strawberry.types.graphql import OperationType
 from app.api.transport.persisted import Documents, Resolved
 
 if TYPE_CHECKING:
-    from app.api.hotpath import HotPath
+    from app.api.fastpath.http import HotPath
 from app.api.transport.refusals import (
     GRAPHQL_RESPONSE_JSON,
     JSON,
@@ -85,7 +85,7 @@ class HTTPTransport:
     hot_path: HotPath
 
     async def handle_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer one HTTP request (by the fast path if it can: app/api/hotpath.py);
+        """Answer one HTTP request (by the fast path if it can: app/api/fastpath/http.py);
         refusals as GraphQL responses."""
         request = Request(scope=scope, receive=receive)
         media_type = response_media_type(request.headers.get("accept"))

@@ -41,12 +41,12 @@ from strawberry.subscriptions.protocols.graphql_ws.types import (
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.unset import UnsetType
 
-from app.api.context import Context
-from app.api.lean import LIVE_OPERATION, LiveOperation
-from app.api.slow import GuardedSends
+from app.api.fastpath.live import LIVE_OPERATION, LiveOperation
+from app.api.graphql.context import Context
 from app.api.transport.close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from app.api.transport.persisted import Documents
 from app.api.transport.refusals import Refusal
+from app.api.transport.slow_consumers import GuardedSends
 from app.api.transport.writer import raw_protocol
 from app.rules.errors import ErrorCode
 
@@ -208,7 +208,7 @@ def _ack(ack: object) -> Any:
 
 class LiveOperations(GuardedSends):
     """Mixin for both protocol handlers: each operation's task knows its LiveOperation
-    (app/api/lean.py), through which a table's feed writes its live updates; an operation
+    (app/api/fastpath/live.py), through which a table's feed writes its live updates; an operation
     that completes, is stopped, or whose connection ends gets nothing more written."""
 
     _live_operations: dict[str, LiveOperation] | None = None
@@ -217,7 +217,7 @@ class LiveOperations(GuardedSends):
         self, operation_id: str, kind: str, restart: Callable[[], None] | None = None
     ) -> LiveOperation:
         """Register the operation running in the current task as able to take frames (the
-        one already registered if this run resumes it: app/api/lean.py); `restart` runs
+        one already registered if this run resumes it: app/api/fastpath/live.py); `restart` runs
         it again once parked."""
         operations = self._live_operations
         if operations is None:
@@ -242,7 +242,7 @@ class LiveOperations(GuardedSends):
             live.release()
 
     def is_parked(self, operation_id: str) -> bool:
-        """Whether the operation waits with no task (app/api/lean.py)."""
+        """Whether the operation waits with no task (app/api/fastpath/live.py)."""
         live = (self._live_operations or {}).get(operation_id)
         return live is not None and live.parked is not None
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from app.rules.rating import NEW_PLAYER, Skill
+from app.services.accounts.auth import Player
 from app.services.accounts.cursors import (
     BoardCursor,
     GamesCursor,
@@ -17,11 +18,10 @@ from app.services.accounts.cursors import (
     encode_games,
     page_size,
 )
-from app.services.auth import Player
 from app.store import career_reads as reads
 from app.store.career import STAT_FIELDS
 from app.store.db import Database
-from app.store.tables import usernames
+from app.store.table_rows import usernames
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from app.rules.career import CareerLine, career_lines, seating_from_moves
 from app.rules.game import Game, Phase
+from app.rules.movelog import LogEntry, entry_move
 from app.rules.moves import Move
-from app.services.codec import LogEntry, entry_move
 
 
 def moves_of_log(entries: Sequence[LogEntry]) -> tuple[list[str], int, bool, list[Move]] | None:

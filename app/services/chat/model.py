@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from app.services.auth import Player
+from app.services.accounts.auth import Player
 
 
 class ChatChannel(StrEnum):

@@ -24,15 +24,15 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.broker.base import RESYNC, Broker
 from app.rules.errors import ErrorCode, RuleError
-from app.services.access import can_watch
-from app.services.auth import Player
-from app.services.chat.limits import ChatLimiter
+from app.services.accounts.auth import Player
 from app.services.chat.model import ChatChannel, ChatMessage, chat_channel
-from app.services.ledger import Ledger
-from app.services.model import TableSnapshot, now_ts
-from app.services.social import Notice, NoticeKind, SocialService, Viewer, player_channel
-from app.services.tables import TableService, relation
-from app.store import tables as repo
+from app.services.chat.rate_limit import ChatLimiter
+from app.services.social.service import Notice, NoticeKind, SocialService, Viewer, player_channel
+from app.services.tables.access import can_watch
+from app.services.tables.ledger import Ledger
+from app.services.tables.service import TableService, relation
+from app.services.tables.snapshot import TableSnapshot, now_ts
+from app.store import table_rows as repo
 from app.store.db import Database
 from app.store.models import ChatMessageRow, PlayerRow
 

@@ -1,5 +1,5 @@
 """A `gameUpdates` subscription whose live phase follows its table's feed
-(app/services/feeds.py), and that can wait for it with no task of its own.
+(app/services/live/table_feeds.py), and that can wait for it with no task of its own.
 
 While a followed subscription has nothing to do, the feed writes its live changes
 through its sink; all its stream does is wait for a change handed back (a gap, a
@@ -21,15 +21,15 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from app.broker.base import RESYNC
-from app.services.events import GameEvent
-from app.services.feeds import Follower, Sink, TableFeed
-from app.services.ledger import game_channel
 from app.services.live.presence import PresenceService
-from app.services.model import GameMessage, TableSnapshot, TableStatus
-from app.services.social import Viewer
+from app.services.live.table_feeds import Follower, Sink, TableFeed
+from app.services.social.service import Viewer
+from app.services.tables.events import GameEvent
+from app.services.tables.ledger import game_channel
+from app.services.tables.snapshot import GameMessage, TableSnapshot, TableStatus
 
 if TYPE_CHECKING:
-    from app.services.streams import Streams
+    from app.services.live.streams import Streams
 
 SNAPSHOT = GameEvent.SNAPSHOT
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 import random
 
 from app.rules.bots import basic_move
+from app.rules.movelog import move_entry
 from app.rules.moves import PlaceBid, ReplacePlayer, RevealHand
 from app.rules.seats import Seat
-from app.services.change import Change
-from app.services.codec import move_entry
-from app.services.events import GameEvent, LobbyEvent
-from app.services.model import NO_TIMEOUTS, Occupant, TableSnapshot, TableStatus
+from app.services.tables.change import Change
+from app.services.tables.events import GameEvent, LobbyEvent
+from app.services.tables.snapshot import NO_TIMEOUTS, Occupant, TableSnapshot, TableStatus
 
 # Replaced after this many consecutive timeouts of one seat (RULES.md).
 TIMEOUTS_BEFORE_REPLACEMENT = 2
@@ -110,7 +110,7 @@ def due(table: TableSnapshot, now: float) -> Seat | None:
 
 def expire(table: TableSnapshot, now: float, rng: random.Random) -> Change:
     """The next step for a table whose clock ran out (an empty change if none is due)."""
-    from app.services.games import apply_move  # the move path of every game change
+    from app.services.play.games import apply_move  # the move path of every game change
 
     seat = due(table, now)
     if seat is None or table.game is None:

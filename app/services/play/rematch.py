@@ -20,14 +20,18 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from app.rules.dealing import rematch_seed
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
+from app.rules.movelog import LogEntry
 from app.rules.seats import SEATS, Seat
-from app.services.access import can_watch
-from app.services.auth import Player
-from app.services.codec import LogEntry
-from app.services.events import GameEvent
-from app.services.games import BotDriver
-from app.services.ledger import Change, Ledger, insert_table
-from app.services.model import (
+from app.services.accounts.auth import Player
+from app.services.play.clock import clocked
+from app.services.play.games import BotDriver
+from app.services.social.service import SocialService, Viewer, load_viewer
+from app.services.tables.access import can_watch
+from app.services.tables.change import Change
+from app.services.tables.events import GameEvent
+from app.services.tables.ledger import Ledger, insert_table
+from app.services.tables.service import TableService, relation, start_entry
+from app.services.tables.snapshot import (
     NO_AWAY,
     NO_TIMEOUTS,
     GameMessage,
@@ -36,10 +40,7 @@ from app.services.model import (
     Visibility,
     now_ts,
 )
-from app.services.play.clock import clocked
-from app.services.social import SocialService, Viewer, load_viewer
-from app.services.tables import TableService, relation, start_entry
-from app.store import tables as repo
+from app.store import table_rows as repo
 from app.store.models import LinkGrantRow, TableLinkRow
 from app.store.spectators import keep_spectators, spectators_of
 

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-from app.services.accounts.backfill import backfill_finished_games
+from app.store.career_backfill import backfill_finished_games
 
 revision: str = "ra7e0001career"
 down_revision: str | None = "c4a7e0014cha7"
