@@ -36,8 +36,8 @@ from _measure import calibration
 from app.rules.game import Game
 from app.rules.seats import Seat
 from app.services.container import Services
-from app.services.play.clock import clocked
-from app.services.social.service import Viewer
+from app.services.social.model import Viewer
+from app.services.tables.deadlines import clocked
 from app.services.tables.snapshot import (
     JoinPolicy,
     Occupant,

@@ -56,7 +56,7 @@ from app.rules.serialize import game_to_json
 from app.services.accounts.auth import Player
 from app.services.accounts.profiles import ProfileService
 from app.services.accounts.results import game_ends, ratings_ahead
-from app.services.play.games import apply_move
+from app.services.play.moves import apply_move
 from app.services.tables.change import Change
 from app.services.tables.ledger import Ledger
 from app.services.tables.snapshot import TableSnapshot

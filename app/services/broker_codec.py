@@ -21,7 +21,7 @@ from app.rules.serialize import (
 from app.services.accounts.auth import Player, TokenRevoked
 from app.services.chat.model import ChatMessage, chat_from_data, chat_to_data
 from app.services.live.presence import PresenceMessage
-from app.services.social.service import FriendRequest, Invitation, Notice, NoticeKind
+from app.services.social.model import FriendRequest, Invitation, Notice, NoticeKind
 from app.services.tables.events import GameEvent, LobbyEvent
 from app.services.tables.live_state import live_data, live_from_data
 from app.services.tables.snapshot import (

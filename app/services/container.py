@@ -20,14 +20,16 @@ from app.services.chat.service import ChatService
 from app.services.live.presence import PresenceService, PresenceTimings
 from app.services.live.presence_store import MemoryPresence, PresenceStore, RedisPresence
 from app.services.live.streams import Streams
+from app.services.lobby.service import TableService
+from app.services.play.bots import BotDriver
 from app.services.play.clock_sweep import ClockTimers
+from app.services.play.commands import GameService
 from app.services.play.expert_pool import ExpertPool
-from app.services.play.games import BotDriver, GameService, bot_to_move
+from app.services.play.reactions import Reactions
 from app.services.play.rematch import RematchService
 from app.services.rate_limits import Limiter, MemoryLimiter, RedisLimiter
 from app.services.social.service import SocialService
 from app.services.tables.ledger import Ledger
-from app.services.tables.service import TableService
 from app.settings import Settings
 from app.store.db import Database
 from app.store.migrate import upgrade
@@ -88,13 +90,11 @@ class Services:
             settings.bot_delay_ms,
             ExpertPool(settings.bot_workers, settings.expert_ms),
         )
-        self.clocks = ClockTimers(
-            self.ledger, self.db, settings.clock_sweep_seconds, stalled=self._stalled_bots
-        )
+        self.clocks = ClockTimers(self.ledger, self.db, settings.clock_sweep_seconds)
         # The reactions to every committed change, in one place.
-        self.ledger.react(self.bots.react)
-        self.ledger.react(self.clocks.react)
-        self.games = GameService(self.ledger, self.tables, self.social, self.bots)
+        self.reactions = Reactions(self.bots, self.clocks)
+        self.ledger.react(self.reactions.committed)
+        self.games = GameService(self.ledger, self.tables, self.social)
         self.presence = PresenceService(
             make_presence_store(settings),
             self.broker,
@@ -110,7 +110,7 @@ class Services:
         self.streams = Streams(self.ledger, self.broker, self.tables, self.social, self.presence)
         self.limits: Limiter = make_limiter(settings)
         self.rematch = RematchService(
-            self.ledger, self.tables, self.social, self.bots, settings.rematch_seconds
+            self.ledger, self.tables, self.social, settings.rematch_seconds
         )
         # The chat limit is a rule of chat: on whatever SPADES_RATE_LIMITS says.
         self.chat = ChatService(
@@ -133,9 +133,7 @@ class Services:
         await asyncio.to_thread(upgrade, self.settings.database_url)
         await self.broker.start()
         open_tables = await self.ledger.open_tables()
-        for table in open_tables:
-            if bot_to_move(table) is not None:
-                self.bots.kick(table.id)
+        self.reactions.resume(open_tables)
         await self.clocks.start()
         await self.presence.start(open_tables)
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
@@ -189,10 +187,3 @@ class Services:
         for handler in self.revocation_handlers:
             with contextlib.suppress(Exception):
                 await handler(token_hash)
-
-    def _stalled_bots(self, table_id: str) -> None:
-        """A bot has owed a move past its watchdog (the process that should have driven it
-        may have died): drive it here. Racing drivers are harmless (the ledger's
-        compare-and-swap lets one bot move apply once)."""
-        if table_id not in self.bots.running:
-            self.bots.kick(table_id)

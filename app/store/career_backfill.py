@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
-from app.services.accounts.replay import replay_log
+from app.rules.movelog import replay_log
 from app.store import career as store
 from app.store.models import MoveRow, TableRow
 

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from app.store import models  # noqa: F401  (registers the tables)
+from app.store import schema  # noqa: F401  (registers every table)
 from app.store.postgres_writer import PostgresMoveWriter
 from app.store.sqlite_writer import SqliteMoveWriter, configure_connection
 from app.store.writers import MoveWriter

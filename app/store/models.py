@@ -215,7 +215,3 @@ class ChatMessageRow(SQLModel, table=True):
     player_id: str = Field(foreign_key="players.id", max_length=32)
     text: str = Field(sa_column=Column(Text, nullable=False))
     sent_at: float = Field(default_factory=now)
-
-
-# The career tables (ratings, statistics, game summaries) live in their own module.
-from app.store import career as _career  # noqa: E402, F401

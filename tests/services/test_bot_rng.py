@@ -8,7 +8,7 @@ import random
 from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.seats import Seat
-from app.services.play.games import bot_move, bot_rng
+from app.services.play.bots import bot_move, bot_rng
 from app.services.tables.snapshot import Occupant, TableSnapshot, TableStatus
 from tests.support.tables import table_snapshot
 

@@ -18,7 +18,7 @@ from app.broker.memory import MemoryBroker
 from app.services.chat import service as chat_service
 from app.services.chat.model import ChatChannel, ChatMessage, chat_channel
 from app.services.container import Services
-from app.services.social.service import Viewer
+from app.services.social.model import Viewer
 from app.services.tables.snapshot import Visibility
 from app.settings import Settings
 

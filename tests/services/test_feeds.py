@@ -30,11 +30,11 @@ from app.rules.game import Game
 from app.rules.seats import SEATS
 from app.services.accounts.auth import Player
 from app.services.live.table_feeds import Feeds, Follower, TableFeed
-from app.services.social.service import Notice, NoticeKind, Viewer, player_channel
+from app.services.lobby.service import relation
+from app.services.social.model import Notice, NoticeKind, Viewer, player_channel
 from app.services.tables.access import can_watch
 from app.services.tables.events import GameEvent
 from app.services.tables.ledger import game_channel
-from app.services.tables.service import relation
 from app.services.tables.snapshot import GameMessage, TableSnapshot, TableStatus
 from tests.support.scenarios import GAME_UPDATES
 from tests.support.tables import PLAYERS, table_snapshot

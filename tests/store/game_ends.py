@@ -24,7 +24,7 @@ from app.rules.game import Game, Phase
 from app.rules.moves import Move
 from app.rules.rating import Skill
 from app.services.accounts.results import game_ends, ratings_ahead
-from app.services.play.games import apply_move
+from app.services.play.moves import apply_move
 from app.services.tables.change import Change
 from app.services.tables.ledger import Ledger
 from app.services.tables.snapshot import Occupant, TableSnapshot, TableStatus

@@ -26,7 +26,7 @@ from app.rules.career import CareerLine, career_lines
 from app.rules.errors import RuleError
 from app.rules.moves import Move
 from app.rules.rating import Skill, rate_match
-from app.services.play.games import apply_move
+from app.services.play.moves import apply_move
 from app.services.tables.change import Change
 from app.services.tables.ledger import Ledger, _row_values
 from app.services.tables.snapshot import TableSnapshot, TableStatus

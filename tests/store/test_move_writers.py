@@ -20,7 +20,7 @@ from app.broker.memory import MemoryBroker
 from app.rules.bots import basic_move
 from app.rules.errors import ErrorCode, RuleError
 from app.rules.game import Game
-from app.services.play.games import apply_move
+from app.services.play.moves import apply_move
 from app.services.tables.change import Change
 from app.services.tables.ledger import Ledger, _row_values
 from app.services.tables.snapshot import TableSnapshot, TableStatus

@@ -20,7 +20,7 @@ from app.api.socket_guards import Guards, register_socket
 from app.rules.errors import ErrorCode, RuleError
 from app.services.accounts.auth import Player
 from app.services.container import Services
-from app.services.social.service import Viewer
+from app.services.social.model import Viewer
 
 
 @dataclass

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import strawberry
 
+from app.services.social import model as social
 from app.services.tables import events
 from app.services.tables import snapshot as model
 
 strawberry.enum(events.GameEvent, name="GameEvent", description="what changed at a table")
 strawberry.enum(events.LobbyEvent, name="LobbyEvent", description="what changed in the lobby")
-strawberry.enum(events.NotificationEvent, name="NotificationEvent")
+strawberry.enum(social.NotificationEvent, name="NotificationEvent")
 strawberry.enum(model.TableStatus, name="TableStatus", description="CLOSED: closed unfinished")
 
 GameEvent = events.GameEvent
 LobbyEvent = events.LobbyEvent
-NotificationEvent = events.NotificationEvent
+NotificationEvent = social.NotificationEvent
 TableStatus = model.TableStatus

@@ -15,9 +15,9 @@ from app.api.graphql.types import (
     game_view,
     seat_states,
 )
-from app.services.social.service import Viewer
+from app.services.lobby.service import relation
+from app.services.social.model import Viewer
 from app.services.tables.access import can_watch
-from app.services.tables.service import relation
 from app.services.tables.snapshot import GameMessage, TableSnapshot
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 
 from app.rules.career import CareerLine, career_lines, seats_changed
-from app.rules.movelog import LogEntry
+from app.rules.movelog import LogEntry, lines_from_moves, moves_of_log
 from app.rules.rating import Skill, rate_match
 from app.rules.seats import SEATS
-from app.services.accounts.replay import lines_from_moves, moves_of_log
 from app.services.tables.change import Change
 from app.services.tables.snapshot import TableSnapshot, now_ts
 from app.store.career import GameEnd

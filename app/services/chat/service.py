@@ -27,10 +27,11 @@ from app.rules.errors import ErrorCode, RuleError
 from app.services.accounts.auth import Player
 from app.services.chat.model import ChatChannel, ChatMessage, chat_channel
 from app.services.chat.rate_limit import ChatLimiter
-from app.services.social.service import Notice, NoticeKind, SocialService, Viewer, player_channel
+from app.services.lobby.service import TableService, relation
+from app.services.social.model import Notice, NoticeKind, Viewer, player_channel
+from app.services.social.service import SocialService
 from app.services.tables.access import can_watch
 from app.services.tables.ledger import Ledger
-from app.services.tables.service import TableService, relation
 from app.services.tables.snapshot import TableSnapshot, now_ts
 from app.store import table_rows as repo
 from app.store.db import Database

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from app.broker.base import RESYNC
 from app.services.live.presence import PresenceService
 from app.services.live.table_feeds import Follower, Sink, TableFeed
-from app.services.social.service import Viewer
+from app.services.social.model import Viewer
 from app.services.tables.events import GameEvent
 from app.services.tables.ledger import game_channel
 from app.services.tables.snapshot import GameMessage, TableSnapshot, TableStatus

@@ -29,10 +29,10 @@ from typing import Any
 from app.broker.base import Broker
 from app.rules.seats import SEATS, Seat
 from app.services.live.presence_store import Mark, PresenceStore
+from app.services.lobby.service import close_table
 from app.services.play.clock import replace_absent
 from app.services.tables.change import Change
 from app.services.tables.ledger import Ledger
-from app.services.tables.service import close_table
 from app.services.tables.snapshot import TableSnapshot, TableStatus
 from app.store.db import Database
 from app.store.table_rows import idle_waiting_tables

@@ -20,12 +20,13 @@ from app.services.live.presence import (
     presence_channel,
 )
 from app.services.live.table_feeds import Feeds, Sink
+from app.services.lobby.service import TableService, relation
 from app.services.play.rematch import replayed_rematch
-from app.services.social.service import Notice, NoticeKind, SocialService, Viewer, player_channel
+from app.services.social.model import Notice, NoticeKind, Viewer, player_channel
+from app.services.social.service import SocialService
 from app.services.tables.access import can_see, can_watch
 from app.services.tables.events import GameEvent, LobbyEvent
 from app.services.tables.ledger import LOBBY_CHANNEL, Ledger, game_channel
-from app.services.tables.service import TableService, relation
 from app.services.tables.snapshot import (
     NO_AWAY,
     GameMessage,

@@ -43,7 +43,7 @@ from typing import Any, Protocol
 
 from app.broker.base import RESYNC, Broker, Subscription
 from app.rules.errors import RuleError
-from app.services.social.service import Notice, NoticeKind, Viewer, player_channel
+from app.services.social.model import Notice, NoticeKind, Viewer, player_channel
 from app.services.tables.events import GameEvent
 from app.services.tables.snapshot import GameMessage, TableSnapshot
 

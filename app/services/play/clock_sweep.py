@@ -20,8 +20,9 @@ import random
 import time
 from collections.abc import Callable
 
-from app.services.play.clock import bot_on_turn, expire
+from app.services.play.clock import expire
 from app.services.tables.change import Change
+from app.services.tables.deadlines import bot_on_turn
 from app.services.tables.events import GameEvent
 from app.services.tables.ledger import Ledger
 from app.services.tables.snapshot import TableSnapshot
@@ -61,10 +62,6 @@ class ClockTimers:
         self.lateness: list[float] = []  # seconds between a deadline and its firing
 
     # ------------------------------------------------------------------ arming
-
-    def react(self, change: Change, after: TableSnapshot) -> None:
-        """The ledger's reactor: arm the table's new deadline, if any."""
-        self.arm(after)
 
     def arm(self, table: TableSnapshot) -> None:
         """Remember `table`'s deadline (replacing any earlier one of that table)."""

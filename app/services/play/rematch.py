@@ -23,14 +23,14 @@ from app.rules.game import Game
 from app.rules.movelog import LogEntry
 from app.rules.seats import SEATS, Seat
 from app.services.accounts.auth import Player
-from app.services.play.clock import clocked
-from app.services.play.games import BotDriver
-from app.services.social.service import SocialService, Viewer, load_viewer
+from app.services.lobby.service import TableService, relation, start_entry
+from app.services.social.model import Viewer
+from app.services.social.service import SocialService, load_viewer
 from app.services.tables.access import can_watch
 from app.services.tables.change import Change
+from app.services.tables.deadlines import clocked
 from app.services.tables.events import GameEvent
 from app.services.tables.ledger import Ledger, insert_table
-from app.services.tables.service import TableService, relation, start_entry
 from app.services.tables.snapshot import (
     NO_AWAY,
     NO_TIMEOUTS,
@@ -203,13 +203,11 @@ class RematchService:
         ledger: Ledger,
         tables: TableService,
         social: SocialService,
-        bots: BotDriver,
         window_seconds: float = REMATCH_WINDOW_SECONDS,
     ) -> None:
         self.ledger = ledger
         self.tables = tables
         self.social = social
-        self.bots = bots
         self.window = window_seconds
 
     async def request(self, viewer: Viewer, table_id: str) -> TableSnapshot:

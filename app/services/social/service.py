@@ -8,14 +8,11 @@ changes (a `SOCIAL_CHANGED` notice on the player's channel).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import logging
 import secrets
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import CompoundSelect, and_, bindparam, delete, or_, union_all
@@ -25,7 +22,17 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from app.broker.base import Broker
 from app.rules.errors import ErrorCode, RuleError
 from app.services.accounts.auth import Player
-from app.services.tables.events import NotificationEvent
+from app.services.social.model import (
+    _NO_IDS,
+    FriendRequest,
+    Invitation,
+    LinkKind,
+    Notice,
+    NoticeKind,
+    Viewer,
+    hash_code,
+    player_channel,
+)
 from app.services.tables.snapshot import TableStatus
 from app.store.db import Database
 from app.store.models import (
@@ -41,94 +48,6 @@ from app.store.models import (
 from app.store.spectators import kept_access, remember_spectator
 
 log = logging.getLogger(__name__)
-
-
-class LinkKind(StrEnum):
-    """A join link (see and sit) or a spectator link (see and watch)."""
-
-    JOIN = "JOIN"
-    SPECTATE = "SPECTATE"
-
-
-class NoticeKind(StrEnum):
-    """What a notification (or an internal notice) says: a `NotificationEvent`, or an
-    internal notice that never reaches a client."""
-
-    FRIEND_REQUEST = NotificationEvent.FRIEND_REQUEST.value
-    FRIEND_ACCEPTED = NotificationEvent.FRIEND_ACCEPTED.value
-    FRIEND_DECLINED = NotificationEvent.FRIEND_DECLINED.value
-    FRIEND_REMOVED = NotificationEvent.FRIEND_REMOVED.value
-    INVITATION = NotificationEvent.INVITATION.value
-    INVITATION_DECLINED = NotificationEvent.INVITATION_DECLINED.value
-    KICKED = NotificationEvent.KICKED.value
-    # Internal: the player's social graph changed; live lobby streams re-route.
-    SOCIAL_CHANGED = "SOCIAL_CHANGED"
-
-    @property
-    def public(self) -> NotificationEvent | None:
-        """The notification event a client sees; None for an internal notice."""
-        return NotificationEvent(self.value) if self is not NoticeKind.SOCIAL_CHANGED else None
-
-
-@dataclass(frozen=True, slots=True)
-class FriendRequest:
-    """A pending friend request."""
-
-    id: str
-    sender: Player
-    recipient: Player
-
-
-@dataclass(frozen=True, slots=True)
-class Invitation:
-    """A pending invitation to sit at a table."""
-
-    id: str
-    table_id: str
-    host: Player
-    invitee: Player
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """A message to one player."""
-
-    kind: NoticeKind
-    friend_request: FriendRequest | None = None
-    invitation: Invitation | None = None
-    table_id: str | None = None
-    other: Player | None = None
-
-
-_NO_IDS: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class Viewer:
-    """A player plus the social facts that decide table access."""
-
-    player: Player
-    friends: frozenset[str] = _NO_IDS
-    blocks: frozenset[str] = _NO_IDS  # blocked by or blocking
-    invited: frozenset[str] = _NO_IDS  # table ids
-    join_links: frozenset[str] = _NO_IDS  # table ids
-    # table ids: a spectator link, or a spectator's access kept from the old table
-    spectator_links: frozenset[str] = _NO_IDS
-
-    @property
-    def id(self) -> str:
-        """The player's id."""
-        return self.player.id
-
-
-def player_channel(player_id: str) -> str:
-    """The broker channel of one player's notices."""
-    return f"player:{player_id}"
-
-
-def hash_code(code: str) -> str:
-    """Link codes are stored as SHA-256 digests."""
-    return hashlib.sha256(code.encode()).hexdigest()
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:

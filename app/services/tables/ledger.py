@@ -23,10 +23,10 @@ from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.movelog import LogEntry
 from app.rules.seats import SEATS, Seat
 from app.rules.serialize import game_from_json, game_to_json
-from app.services.play.clock import stamp_clocks
 from app.services.tables.change import (
     Change,
 )
+from app.services.tables.deadlines import stamp_clocks
 from app.services.tables.events import LobbyEvent
 from app.services.tables.live_state import live_from_json, live_to_json
 from app.services.tables.snapshot import (

@@ -7,12 +7,11 @@ import asyncio
 from alembic import context
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import create_async_engine
-from sqlmodel import SQLModel
 
-from app.store import models  # noqa: F401  (registers the tables)
+from app.store.schema import METADATA
 
 config = context.config
-target_metadata = SQLModel.metadata
+target_metadata = METADATA
 
 
 def _run(connection: Connection) -> None:

@@ -45,10 +45,10 @@ from app.rules.moves import Move, PassCards, PlaceBid, PlayCard, RevealHand
 from app.rules.record import export_record
 from app.rules.seats import Seat as RSeat
 from app.services.accounts.auth import Player as AuthPlayer
+from app.services.lobby.service import LobbyFilter as ServiceLobbyFilter
 from app.services.rate_limits import Rule
-from app.services.social.service import Viewer
+from app.services.social.model import Viewer
 from app.services.tables import snapshot as model
-from app.services.tables.service import LobbyFilter as ServiceLobbyFilter
 from app.services.tables.snapshot import TableStatus
 
 InfoT = Info[Context, None]

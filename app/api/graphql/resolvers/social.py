@@ -15,10 +15,12 @@ from app.api.graphql.table_types import Table
 from app.api.graphql.types import BotLevel, JoinPolicy, Player, Visibility
 from app.api.metrics import SUBSCRIPTIONS
 from app.rules.errors import ErrorCode, RuleError
+from app.services.lobby.service import TableOptions
 from app.services.rate_limits import Rule
-from app.services.social import service as svc
+from app.services.social.model import FriendRequest as SocialFriendRequest
+from app.services.social.model import Invitation as SocialInvitation
+from app.services.social.model import LinkKind, Notice, Viewer
 from app.services.tables import snapshot as model
-from app.services.tables.service import TableOptions
 
 InfoT = Info[Context, None]
 
@@ -30,7 +32,7 @@ class FriendRequest:
     to: Player
 
     @classmethod
-    def of(cls, request: svc.FriendRequest) -> FriendRequest:
+    def of(cls, request: SocialFriendRequest) -> FriendRequest:
         """The GraphQL friend request."""
         return cls(
             id=strawberry.ID(request.id),
@@ -46,7 +48,7 @@ class Invitation:
     from_: Player = strawberry.field(name="from")
 
 
-async def _invitation(info: InfoT, invitation: svc.Invitation, viewer: svc.Viewer) -> Invitation:
+async def _invitation(info: InfoT, invitation: SocialInvitation, viewer: Viewer) -> Invitation:
     table = await services_of(info).ledger.get(invitation.table_id)
     if table is None:
         raise RuleError(ErrorCode.NOT_FOUND, "no such table")
@@ -191,14 +193,14 @@ class SocialMutation:
     async def create_join_link(self, info: InfoT, table_id: strawberry.ID) -> str:
         viewer = await require_viewer(info)
         tables = services_of(info).tables
-        return await tables.create_link(viewer, str(table_id), svc.LinkKind.JOIN)
+        return await tables.create_link(viewer, str(table_id), LinkKind.JOIN)
 
     @strawberry.mutation(description="host only: a code that lets its holder see and watch only")
     @translate_errors
     async def create_spectator_link(self, info: InfoT, table_id: strawberry.ID) -> str:
         viewer = await require_viewer(info)
         tables = services_of(info).tables
-        return await tables.create_link(viewer, str(table_id), svc.LinkKind.SPECTATE)
+        return await tables.create_link(viewer, str(table_id), LinkKind.SPECTATE)
 
     @strawberry.mutation(description="become a spectator (code: a spectator or join link)")
     @translate_errors
@@ -252,7 +254,7 @@ class SocialSubscription:
 
 
 async def _notifications(
-    info: InfoT, viewer: svc.Viewer, stream: AsyncIterator[svc.Notice]
+    info: InfoT, viewer: Viewer, stream: AsyncIterator[Notice]
 ) -> AsyncGenerator[Notification, None]:
     async for notice in stream:
         event = notice.kind.public

@@ -1,114 +1,26 @@
-"""Game commands (reveal, bid, pass, play) and the bots that answer them."""
+"""Bots at the table: whose turn it is, the move each level makes, and the driver that
+plays bot turns server-side, one change at a time."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import random
-from collections.abc import Callable
 
 from app.rules.bots import SeatKnowledge, basic_move, decide
-from app.rules.errors import ErrorCode, RuleError
-from app.rules.game import Phase
 from app.rules.levels import BotLevel
-from app.rules.movelog import move_entry
 from app.rules.moves import Move
 from app.rules.seats import Seat
-from app.services.accounts.auth import Player
-from app.services.play.clock import reset_timeouts
 from app.services.play.expert_pool import ExpertPool
-from app.services.social.service import SocialService
+from app.services.play.moves import apply_move
 from app.services.tables.change import Change
-from app.services.tables.events import GameEvent, LobbyEvent
 from app.services.tables.ledger import Ledger
-from app.services.tables.service import TableService, plausible_id
-from app.services.tables.snapshot import TableSnapshot, TableStatus, now_ts
+from app.services.tables.snapshot import TableSnapshot, TableStatus
 
 log = logging.getLogger(__name__)
 
-# Events after which the lobby's copy of a table (scores, phase) is stale.
-LOBBY_WORTHY = frozenset({GameEvent.HAND_SCORED, GameEvent.GAME_OVER})
 MAX_BOT_FAILURES = 8
 _EXPERT = BotLevel.EXPERT
-
-
-def apply_move(table: TableSnapshot, move: Move) -> Change:
-    """The change one engine move makes to a table: one step per event it caused."""
-    if table.game is None:
-        raise RuleError(ErrorCode.WRONG_PHASE, "the game has not started")
-    if table.status is TableStatus.CLOSED:
-        raise RuleError(ErrorCode.WRONG_PHASE, "the table is closed")
-    game = table.game.copy()
-    steps = game.apply_steps(move)
-    change = Change()
-    version = table.version
-    for step in steps:
-        version += 1
-        over = step.state.phase is Phase.GAME_OVER
-        status = TableStatus.FINISHED if over else table.status
-        event = GameEvent.of(step.event.kind)
-        # When the game ended starts the rematch window (RULES.md, Rematch).
-        finished_at = now_ts() if over else table.finished_at
-        change.add(
-            event,
-            table.evolve(game=step.state, version=version, status=status, finished_at=finished_at),
-            step.event.seat,
-        )
-        if event in LOBBY_WORTHY:
-            change.lobby_event = LobbyEvent.TABLE_REMOVED if over else LobbyEvent.TABLE_UPDATED
-    change.log_entry(table.version + 1, len(steps), move_entry(move))
-    return change
-
-
-class _NotSeated(Exception):
-    """The caller has no seat at the table (decided inside the transaction)."""
-
-
-class GameService:
-    """Checks who may act, applies moves through the ledger, and wakes the bots."""
-
-    def __init__(
-        self, ledger: Ledger, tables: TableService, social: SocialService, bots: BotDriver
-    ) -> None:
-        self.ledger = ledger
-        self.tables = tables
-        self.social = social
-        self.bots = bots
-
-    async def act(
-        self,
-        player: Player,
-        table_id: str,
-        build: Callable[[Seat], Move],
-        expected_version: int | None = None,
-    ) -> TableSnapshot:
-        """Apply the move `build(seat)` for the caller's seat; returns the table after it.
-
-        A seated player needs no social lookups (the hot path); for anyone else the
-        answer is NOT_FOUND or FORBIDDEN, as the table's visibility decides.
-        """
-        if not plausible_id(table_id):
-            raise RuleError(ErrorCode.NOT_FOUND, "no such table")
-
-        def decide(table: TableSnapshot) -> Change:
-            seat = table.seat_of(player.id)
-            if seat is None:
-                raise _NotSeated()
-            move = build(seat)
-            if table.timed_out is seat:
-                # The clock ran out first: the server is playing this turn for the seat.
-                raise RuleError(ErrorCode.NOT_YOUR_TURN, "your time ran out for this turn")
-            change = apply_move(table, move)
-            reset_timeouts(change, seat)
-            return change
-
-        try:
-            _, after = await self.ledger.change(table_id, decide, expected_version)
-        except _NotSeated:
-            viewer = await self.social.viewer(player)
-            self.tables.visible(viewer, await self.ledger.get(table_id))
-            raise RuleError(ErrorCode.FORBIDDEN, "only seated players make moves") from None
-        return after
 
 
 def bot_to_move(table: TableSnapshot) -> Seat | None:
@@ -173,11 +85,6 @@ class BotDriver:
     def running(self) -> frozenset[str]:
         """Tables whose bots are being driven by this process right now."""
         return frozenset(self._tasks)
-
-    def react(self, change: Change, after: TableSnapshot) -> None:
-        """The ledger's reactor: wake the bots when one of them is to move."""
-        if bot_to_move(after) is not None:
-            self.kick(after.id)
 
     def kick(self, table_id: str) -> None:
         """Make sure bots get to move on `table_id` if it is their turn."""

@@ -11,7 +11,8 @@ from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.movelog import move_entry
 from app.rules.moves import ReplacePlayer
 from app.rules.seats import SEATS, Seat
-from app.services.social.service import LinkKind, Notice, NoticeKind, SocialService, Viewer
+from app.services.social.model import LinkKind, Notice, NoticeKind, Viewer
+from app.services.social.service import SocialService
 from app.services.tables.access import (
     ALLOWED_POLICIES,
     Relation,

@@ -1,0 +1,12 @@
+"""Every table of the database on one metadata: the game tables (`models`) and the career
+tables (`career`). The database and the migrations' environment import this module, so
+`alembic check` compares the migrations against all of them."""
+
+from __future__ import annotations
+
+from sqlmodel import SQLModel
+
+from app.store import career, models
+
+METADATA = SQLModel.metadata
+TABLE_MODULES = (models, career)
