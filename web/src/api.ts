@@ -13,7 +13,7 @@ import {
 import { createClient as createWSClient } from "graphql-ws";
 import { pipe, subscribe } from "wonka";
 import { errorWords } from "./errors";
-import { signal } from "./signal";
+import { signal } from "./lib/signal";
 
 const TOKEN_KEY = "spades.token";
 const PLAYER_KEY = "spades.player";

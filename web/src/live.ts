@@ -14,12 +14,9 @@ import {
   type LobbyUpdatesSubscription,
   type TableSummaryFragment,
 } from "./graphql/generated";
-import { signal } from "./signal";
+import { announcement } from "./state/announcement";
 
 export type GameView = GameFieldsFragment;
-
-/** What screen readers hear (an aria-live region renders it). */
-export const announcement = signal("");
 
 /** One line of the table's log. */
 export interface LogEntry {

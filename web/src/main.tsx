@@ -1,6 +1,6 @@
 import { render } from "preact";
 import "./style.css";
-import "./prefs";
+import "./state/prefs";
 import { App } from "./views/App";
 
 const root = document.getElementById("app");

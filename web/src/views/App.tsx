@@ -1,20 +1,18 @@
 import { useEffect, useState } from "preact/hooks";
 import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "../api";
 import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "../graphql/generated";
-import { announcement } from "../live";
-import { fourColour } from "../prefs";
-import { navigate, route } from "../router";
-import { signal, useSignal } from "../signal";
+import { useSignal } from "../lib/signal";
+import { announcement } from "../state/announcement";
+import { fourColour } from "../state/prefs";
+import { navigate, route } from "../state/router";
+import { socialTick } from "../state/social";
+import { toast } from "../state/toast";
 import { Auth } from "./Auth";
 import { LeaderboardPage, ProfilePage } from "./Career";
 import { Lobby } from "./Lobby";
 import { PlayerLink } from "./PlayerLink";
 import { Social } from "./Social";
 import { TablePage } from "./TablePage";
-
-/** Bumped by each notification, so social lists refetch. */
-export const socialTick = signal(0);
-export const toast = signal<string | null>(null);
 
 const NOTICE_WORDS: Record<string, (who: string) => string> = {
   FRIEND_REQUEST: (who) => `${who} sent you a friend request.`,

@@ -13,7 +13,7 @@ import {
 } from "../graphql/generated";
 import type { GameView } from "../live";
 import { connectedIn, type Presence } from "../presence";
-import { navigate, tablePath } from "../router";
+import { navigate, tablePath } from "../state/router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
 import { CardFace } from "./Cards";
 import { Hand } from "./Hand";

@@ -10,7 +10,7 @@ import {
   type TableFieldsFragment,
   type Visibility,
 } from "../graphql/generated";
-import { tablePath } from "../router";
+import { tablePath } from "../state/router";
 import { words } from "./Lobby";
 import { ReplacementBotField, TurnSecondsField, turnSecondsOf } from "./TableOptions";
 

@@ -15,9 +15,9 @@ import {
   type Visibility,
 } from "../graphql/generated";
 import { useLobby } from "../live";
-import { navigate, tablePath } from "../router";
-import { useSignal } from "../signal";
-import { socialTick } from "./App";
+import { useSignal } from "../lib/signal";
+import { navigate, tablePath } from "../state/router";
+import { socialTick } from "../state/social";
 import { clockWords, DEFAULT_TURN_SECONDS, ReplacementBotField, TurnSecondsField, turnSecondsOf } from "./TableOptions";
 
 const VISIBILITIES: Visibility[] = ["PUBLIC", "FRIENDS_ONLY", "PRIVATE"];

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { navigate, profilePath } from "../router";
+import { navigate, profilePath } from "../state/router";
 
 /** A player's name that opens their profile (a real link: keyboard, middle-click, copy). */
 export function PlayerLink({ username, children }: { username: string; children?: ComponentChildren }) {

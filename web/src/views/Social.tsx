@@ -1,7 +1,6 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { coalesced, mutate, query } from "../api";
 import {
-  BlockPlayerDocument,
   RemoveFriendDocument,
   RespondToFriendRequestDocument,
   SendFriendRequestDocument,
@@ -10,17 +9,9 @@ import {
   type PlayerFieldsFragment,
   type SocialQuery,
 } from "../graphql/generated";
-import { navigate, tablePath } from "../router";
-import { useSignal } from "../signal";
-import { socialTick } from "./App";
-
-/** Block a player (also ends a friendship); the Friends page lists whom you blocked. */
-export async function block(player: PlayerFieldsFragment): Promise<string | null> {
-  const result = await mutate(BlockPlayerDocument, { playerId: player.id });
-  if (result.error) return result.error;
-  socialTick.value += 1;
-  return null;
-}
+import { useSignal } from "../lib/signal";
+import { navigate, tablePath } from "../state/router";
+import { block, socialTick } from "../state/social";
 
 /** Friends, friend requests, invitations and blocks. */
 export function Social({ me }: { me: PlayerFieldsFragment }) {

@@ -11,9 +11,10 @@ import {
   type Seat,
   type TableFieldsFragment,
 } from "../graphql/generated";
-import { announcement, useGameStream, type GameView } from "../live";
+import { useGameStream, type GameView } from "../live";
 import { usePresence } from "../presence";
-import { navigate } from "../router";
+import { announcement } from "../state/announcement";
+import { navigate } from "../state/router";
 import { Board } from "./Board";
 import { Chat } from "./Chat";
 import type { Outcome } from "./HostTools";

@@ -15,10 +15,10 @@ import {
 } from "../graphql/generated";
 import type { GameView } from "../live";
 import { connectedIn, type Presence } from "../presence";
+import { block } from "../state/social";
 import { HostTools, type Act, type Outcome } from "./HostTools";
 import { PlayerLink } from "./PlayerLink";
 import { PresenceTag } from "./Presence";
-import { block } from "./Social";
 
 /** Before the game: the four seats (who sits, who is connected), sitting down, and the
  * host's tools. */

@@ -1,5 +1,5 @@
 // Display preferences kept in this browser.
-import { signal } from "./signal";
+import { signal } from "../lib/signal";
 
 const FOUR_COLOUR_KEY = "spades.fourColour";
 

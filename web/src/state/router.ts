@@ -1,5 +1,5 @@
 // Client routes (History API); the server answers every one of them with index.html.
-import { signal } from "./signal";
+import { signal } from "../lib/signal";
 
 export type Route =
   | { page: "lobby" }
