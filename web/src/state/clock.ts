@@ -3,9 +3,9 @@
 // (serverTime - local time) once per connection, taking the answer to be from halfway
 // through the round trip.
 import { useEffect, useState } from "preact/hooks";
-import { onReconnect, query } from "../api";
 import { ServerTimeDocument } from "../graphql/generated";
 import { signal, useSignal } from "../lib/signal";
+import { onReconnect, query } from "../server/api";
 
 /** Milliseconds to add to `Date.now()` to get the server's time (0 until measured). */
 export const clockOffset = signal(0);

@@ -1,8 +1,8 @@
 // Friends, requests, invitations and blocks live on the server; every screen that lists
 // them reads them again when `socialTick` moves.
-import { mutate } from "../api";
 import { BlockPlayerDocument, type PlayerFieldsFragment } from "../graphql/generated";
 import { signal } from "../lib/signal";
+import { mutate } from "../server/api";
 
 /** Bumped by each notification, a reconnect and one's own block, so social lists refetch. */
 export const socialTick = signal(0);

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "../api";
 import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "../graphql/generated";
 import { useSignal } from "../lib/signal";
+import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "../server/api";
 import { announcement } from "../state/announcement";
 import { fourColour } from "../state/prefs";
 import { navigate, route } from "../state/router";

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import { partnerOf, seatName } from "../cards";
 import type { BidInput, Seat } from "../graphql/generated";
-import type { GameView } from "../live";
+import { partnerOf, seatName } from "../lib/cards";
+import type { GameView } from "../live/game";
 
 const NUMBERS = Array.from({ length: 14 }, (_, i) => i);
 

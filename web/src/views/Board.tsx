@@ -1,7 +1,5 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { mutate } from "../api";
-import { botName, clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../cards";
 import {
   PassCardsDocument,
   PlaceBidDocument,
@@ -11,8 +9,10 @@ import {
   type BidInput,
   type Seat,
 } from "../graphql/generated";
-import type { GameView } from "../live";
-import { connectedIn, type Presence } from "../presence";
+import { botName, clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../lib/cards";
+import type { GameView } from "../live/game";
+import { connectedIn, type Presence } from "../live/presence";
+import { mutate } from "../server/api";
 import { navigate, tablePath } from "../state/router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
 import { CardFace } from "./Cards";

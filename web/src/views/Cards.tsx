@@ -1,5 +1,5 @@
 import type { TargetedKeyboardEvent } from "preact";
-import { cardKey, cardName, rankShort, suitGlyph, type CardLike } from "../cards";
+import { cardKey, cardName, rankShort, suitGlyph, type CardLike } from "../lib/cards";
 
 /** A face-up card: the suit's shape and the rank, named in words for screen readers. */
 export function CardFace({ card, small }: { card: CardLike; small?: boolean }) {

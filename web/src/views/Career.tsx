@@ -1,7 +1,5 @@
 // Careers: a player's profile (rating, statistics, game history) and the leaderboard.
 import { useEffect, useState } from "preact/hooks";
-import { query } from "../api";
-import { seatName } from "../cards";
 import {
   LeaderboardDocument,
   ProfileDocument,
@@ -9,6 +7,8 @@ import {
   type ProfileQuery,
   type RatingFieldsFragment,
 } from "../graphql/generated";
+import { seatName } from "../lib/cards";
+import { query } from "../server/api";
 import { PlayerLink } from "./PlayerLink";
 
 type Profile = NonNullable<ProfileQuery["profile"]>;

@@ -1,5 +1,4 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { live, mutate, onReconnect, query } from "../api";
 import {
   ChatDocument,
   ChatMessagesDocument,
@@ -7,6 +6,7 @@ import {
   type ChatChannel,
   type ChatFieldsFragment,
 } from "../graphql/generated";
+import { live, mutate, onReconnect, query } from "../server/api";
 
 const NAMES: Record<ChatChannel, string> = { PLAYERS: "Table", SPECTATORS: "Spectators" };
 

@@ -1,6 +1,6 @@
 import type { TargetedKeyboardEvent } from "preact";
 import { useEffect, useRef } from "preact/hooks";
-import { cardKey, cardName, sameCard, type CardLike } from "../cards";
+import { cardKey, cardName, sameCard, type CardLike } from "../lib/cards";
 import { CardButton } from "./Cards";
 
 /** Arrow keys move between the cards one may press (roving focus, like a toolbar). */

@@ -1,5 +1,4 @@
 import { useState } from "preact/hooks";
-import { mutate } from "../api";
 import {
   CreateJoinLinkDocument,
   CreateSpectatorLinkDocument,
@@ -10,18 +9,12 @@ import {
   type TableFieldsFragment,
   type Visibility,
 } from "../graphql/generated";
+import { enumWords } from "../lib/format";
+import { JOIN_POLICIES, turnSecondsOf, VISIBILITIES } from "../lib/tableOptions";
+import { mutate } from "../server/api";
 import { tablePath } from "../state/router";
-import { words } from "./Lobby";
-import { ReplacementBotField, TurnSecondsField, turnSecondsOf } from "./TableOptions";
-
-export type Outcome = { data?: unknown; error?: string | undefined };
-export type Act = (run: () => Promise<Outcome>, success?: string) => Promise<void>;
-
-const POLICIES: Record<Visibility, JoinPolicy[]> = {
-  PUBLIC: ["OPEN", "FRIENDS_ONLY", "INVITE_ONLY"],
-  FRIENDS_ONLY: ["FRIENDS_ONLY", "INVITE_ONLY"],
-  PRIVATE: ["INVITE_ONLY"],
-};
+import type { Act } from "./act";
+import { ReplacementBotField, TurnSecondsField } from "./TableOptions";
 
 /** The host's tools before the game: options (the clock and stand-in bots included),
  * invitations and links. Everyone at the table sees saved options at once (TABLE_UPDATED). */
@@ -41,7 +34,7 @@ export function HostTools({ table, act }: { table: TableFieldsFragment; act: Act
     <div class="host-tools">
       <form class="panel" onSubmit={(e) => {
         e.preventDefault();
-        const policy = POLICIES[visibility].includes(joinPolicy) ? joinPolicy : null;
+        const policy = JOIN_POLICIES[visibility].includes(joinPolicy) ? joinPolicy : null;
         const input = {
           name: name.trim() || null, visibility, joinPolicy: policy, spectating,
           turnSeconds: turnSecondsOf(turnSeconds), replacementBot,
@@ -53,12 +46,12 @@ export function HostTools({ table, act }: { table: TableFieldsFragment; act: Act
         <div class="row">
           <label>Who can see it
             <select value={visibility} onChange={(e) => setVisibility(e.currentTarget.value as Visibility)}>
-              {(["PUBLIC", "FRIENDS_ONLY", "PRIVATE"] as Visibility[]).map((v) => <option key={v} value={v}>{words(v)}</option>)}
+              {VISIBILITIES.map((v) => <option key={v} value={v}>{enumWords(v)}</option>)}
             </select>
           </label>
           <label>Who can sit
             <select value={joinPolicy} onChange={(e) => setJoinPolicy(e.currentTarget.value as JoinPolicy)}>
-              {POLICIES[visibility].map((p) => <option key={p} value={p}>{words(p)}</option>)}
+              {JOIN_POLICIES[visibility].map((p) => <option key={p} value={p}>{enumWords(p)}</option>)}
             </select>
           </label>
         </div>

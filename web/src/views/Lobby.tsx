@@ -1,6 +1,4 @@
 import { useEffect, useState } from "preact/hooks";
-import { mutate, query } from "../api";
-import { botName, seatName } from "../cards";
 import {
   CreateTableDocument,
   DeclineInvitationDocument,
@@ -14,19 +12,15 @@ import {
   type TableSummaryFragment,
   type Visibility,
 } from "../graphql/generated";
-import { useLobby } from "../live";
+import { botName, seatName } from "../lib/cards";
+import { enumWords } from "../lib/format";
 import { useSignal } from "../lib/signal";
+import { clockWords, DEFAULT_TURN_SECONDS, JOIN_POLICIES, turnSecondsOf, VISIBILITIES } from "../lib/tableOptions";
+import { useLobby } from "../live/lobby";
+import { mutate, query } from "../server/api";
 import { navigate, tablePath } from "../state/router";
 import { socialTick } from "../state/social";
-import { clockWords, DEFAULT_TURN_SECONDS, ReplacementBotField, TurnSecondsField, turnSecondsOf } from "./TableOptions";
-
-const VISIBILITIES: Visibility[] = ["PUBLIC", "FRIENDS_ONLY", "PRIVATE"];
-const POLICIES: Record<Visibility, JoinPolicy[]> = {
-  PUBLIC: ["OPEN", "FRIENDS_ONLY", "INVITE_ONLY"],
-  FRIENDS_ONLY: ["FRIENDS_ONLY", "INVITE_ONLY"],
-  PRIVATE: ["INVITE_ONLY"],
-};
-export const words = (value: string): string => value.charAt(0) + value.slice(1).toLowerCase().replace(/_/g, " ");
+import { ReplacementBotField, TurnSecondsField } from "./TableOptions";
 
 /** The create-table form: every option of CreateTableInput. */
 function CreateTable() {
@@ -43,7 +37,7 @@ function CreateTable() {
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     setError(null);
-    const policy = joinPolicy && POLICIES[visibility].includes(joinPolicy) ? joinPolicy : null;
+    const policy = joinPolicy && JOIN_POLICIES[visibility].includes(joinPolicy) ? joinPolicy : null;
     const result = await mutate(CreateTableDocument, {
       input: {
         name: name.trim() || null,
@@ -72,7 +66,7 @@ function CreateTable() {
           Who can see it
           <select name="visibility" value={visibility}
             onChange={(e) => setVisibility(e.currentTarget.value as Visibility)}>
-            {VISIBILITIES.map((v) => <option value={v} key={v}>{words(v)}</option>)}
+            {VISIBILITIES.map((v) => <option value={v} key={v}>{enumWords(v)}</option>)}
           </select>
         </label>
         <label>
@@ -80,7 +74,7 @@ function CreateTable() {
           <select name="joinPolicy" value={joinPolicy}
             onChange={(e) => setJoinPolicy(e.currentTarget.value as JoinPolicy | "")}>
             <option value="">Most open allowed</option>
-            {POLICIES[visibility].map((p) => <option value={p} key={p}>{words(p)}</option>)}
+            {JOIN_POLICIES[visibility].map((p) => <option value={p} key={p}>{enumWords(p)}</option>)}
           </select>
         </label>
       </div>
@@ -126,10 +120,10 @@ function TableCard({ table, me }: { table: TableSummaryFragment; me: PlayerField
     <li class="table-card panel" data-table-id={table.id}>
       <div class="table-card-head">
         <h3>{title}</h3>
-        <span class={`badge status-${table.status.toLowerCase()}`}>{words(table.status)}</span>
+        <span class={`badge status-${table.status.toLowerCase()}`}>{enumWords(table.status)}</span>
       </div>
       <p class="muted small">
-        Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
+        Host {table.host.username} · {enumWords(table.visibility)} · {enumWords(table.joinPolicy)} to sit
         {table.spectating ? " · spectators welcome" : ""}
         {table.rated ? " · rated" : ""} · {clockWords(table.turnSeconds)}
       </p>

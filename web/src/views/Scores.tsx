@@ -1,5 +1,5 @@
-import { seatName, teamName } from "../cards";
-import type { GameView } from "../live";
+import { seatName, teamName } from "../lib/cards";
+import type { GameView } from "../live/game";
 import { CardFace } from "./Cards";
 
 /** Scores, bags and targets, the last trick and the hand history. */

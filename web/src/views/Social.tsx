@@ -1,5 +1,4 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { coalesced, mutate, query } from "../api";
 import {
   RemoveFriendDocument,
   RespondToFriendRequestDocument,
@@ -10,6 +9,7 @@ import {
   type SocialQuery,
 } from "../graphql/generated";
 import { useSignal } from "../lib/signal";
+import { coalesced, mutate, query } from "../server/api";
 import { navigate, tablePath } from "../state/router";
 import { block, socialTick } from "../state/social";
 

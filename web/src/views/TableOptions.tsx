@@ -1,19 +1,6 @@
 import { useId } from "preact/hooks";
-import { BOT_LEVELS, botLevelName } from "../cards";
-import type { BotLevel, TableSummaryFragment, Visibility } from "../graphql/generated";
-
-export const DEFAULT_TURN_SECONDS = 30;
-
-/** The turn clock of a table in words: "30 s per turn", or "no turn clock". */
-export function clockWords(turnSeconds: number): string {
-  if (turnSeconds === 0) return "no turn clock";
-  return turnSeconds % 60 === 0 ? `${turnSeconds / 60} min per turn` : `${turnSeconds} s per turn`;
-}
-
-/** What a table's header says of its clock and its stand-in bots. */
-export function liveOptionWords(table: Pick<TableSummaryFragment, "turnSeconds" | "replacementBot">): string {
-  return `${clockWords(table.turnSeconds)} · absent players: ${botLevelName(table.replacementBot)} bot`;
-}
+import type { BotLevel, Visibility } from "../graphql/generated";
+import { BOT_LEVELS, botLevelName } from "../lib/cards";
 
 /** Seconds per turn: 5 to 300, or 0 (no clock) where the visibility allows it. */
 export function TurnSecondsField(props: { value: string; visibility: Visibility; onInput: (value: string) => void }) {
@@ -48,6 +35,3 @@ export function ReplacementBotField(props: { value: BotLevel; onChange: (value: 
     </label>
   );
 }
-
-/** The number typed in a turn-seconds field (the browser has checked its range). */
-export const turnSecondsOf = (value: string): number => (value.trim() === "" ? DEFAULT_TURN_SECONDS : Number(value));

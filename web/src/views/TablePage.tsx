@@ -1,6 +1,4 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { coalesced, live, mutate, query } from "../api";
-import { seatName } from "../cards";
 import {
   LeaveTableDocument,
   LobbyUpdatesDocument,
@@ -11,16 +9,18 @@ import {
   type Seat,
   type TableFieldsFragment,
 } from "../graphql/generated";
-import { useGameStream, type GameView } from "../live";
-import { usePresence } from "../presence";
+import { seatName } from "../lib/cards";
+import { enumWords } from "../lib/format";
+import { liveOptionWords } from "../lib/tableOptions";
+import { useGameStream, type GameView } from "../live/game";
+import { usePresence } from "../live/presence";
+import { coalesced, live, mutate, query } from "../server/api";
 import { announcement } from "../state/announcement";
 import { navigate } from "../state/router";
+import type { Outcome } from "./act";
 import { Board } from "./Board";
 import { Chat } from "./Chat";
-import type { Outcome } from "./HostTools";
-import { words } from "./Lobby";
 import { TableLog } from "./TableLog";
-import { liveOptionWords } from "./TableOptions";
 import { WaitingRoom } from "./WaitingRoom";
 
 /** One table: the waiting room before the game, the board during it, for players,
@@ -137,7 +137,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
       <div class="table-head">
         <h1>{title}</h1>
         <p class="muted small" data-options>
-          {closed ? "Closed · " : ""}{table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {words(table.visibility)} · {words(table.joinPolicy)} to sit
+          {closed ? "Closed · " : ""}{table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {enumWords(table.visibility)} · {enumWords(table.joinPolicy)} to sit
           {table.spectating ? " · spectators allowed" : " · no spectators"}
           {table.rated ? " · rated" : ""} · {liveOptionWords(table)}
           {!mySeat && !awaySeat && watching ? " · you are watching" : ""}

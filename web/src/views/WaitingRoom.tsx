@@ -1,7 +1,5 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { mutate } from "../api";
-import { BOT_LEVELS, SEATS, botLevelName, botName, seatName } from "../cards";
 import {
   AddBotDocument,
   JoinTableDocument,
@@ -13,10 +11,13 @@ import {
   type Seat,
   type TableFieldsFragment,
 } from "../graphql/generated";
-import type { GameView } from "../live";
-import { connectedIn, type Presence } from "../presence";
+import { BOT_LEVELS, SEATS, botLevelName, botName, seatName } from "../lib/cards";
+import type { GameView } from "../live/game";
+import { connectedIn, type Presence } from "../live/presence";
+import { mutate } from "../server/api";
 import { block } from "../state/social";
-import { HostTools, type Act, type Outcome } from "./HostTools";
+import type { Act, Outcome } from "./act";
+import { HostTools } from "./HostTools";
 import { PlayerLink } from "./PlayerLink";
 import { PresenceTag } from "./Presence";
 

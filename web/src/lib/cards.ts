@@ -1,6 +1,6 @@
 // Cards, seats and teams in words and symbols. Suits are told apart by shape
 // (the glyph), never by colour alone; the four-colour deck is an extra.
-import type { BotLevel, Rank, Seat, Suit, Team } from "./graphql/generated";
+import type { BotLevel, Rank, Seat, Suit, Team } from "../graphql/generated";
 
 export interface CardLike {
   suit: Suit;

@@ -1,6 +1,6 @@
 // Game changes in words: what the table's log shows and what screen readers hear.
+import type { GameEvent, GameUpdatesSubscription } from "../graphql/generated";
 import { botName, cardName, seatName, teamName } from "./cards";
-import type { GameEvent, GameUpdatesSubscription } from "./graphql/generated";
 
 export type Update = GameUpdatesSubscription["gameUpdates"];
 

@@ -12,8 +12,8 @@ import {
 } from "@urql/core";
 import { createClient as createWSClient } from "graphql-ws";
 import { pipe, subscribe } from "wonka";
+import { signal } from "../lib/signal";
 import { errorWords } from "./errors";
-import { signal } from "./lib/signal";
 
 const TOKEN_KEY = "spades.token";
 const PLAYER_KEY = "spades.player";

@@ -2,8 +2,8 @@
 // seats, then each change). Presence is not game state: it has no version and no `since`;
 // after a drop the subscription starts over with the four seats.
 import { useEffect, useState } from "preact/hooks";
-import { live } from "./api";
-import { PresenceUpdatesDocument, type PresenceFieldsFragment, type Seat } from "./graphql/generated";
+import { PresenceUpdatesDocument, type PresenceFieldsFragment, type Seat } from "../graphql/generated";
+import { live } from "../server/api";
 
 export type Presence = Partial<Record<Seat, PresenceFieldsFragment>>;
 
