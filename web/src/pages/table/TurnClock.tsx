@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
-import { announcement } from "../state/announcement";
-import { useRemaining } from "../state/clock";
+import { announcement } from "../../state/announcement";
+import { useRemaining } from "../../state/clock";
 
 // Screen readers hear the viewer's own clock at these marks only, not every second.
 const MARKS = [5, 10, 30];

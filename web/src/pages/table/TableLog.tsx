@@ -1,4 +1,4 @@
-import type { LogEntry } from "../live/game";
+import type { LogEntry } from "../../live/game";
 
 /**
  * What happened at the table since this page opened, newest first, in words (timeouts,

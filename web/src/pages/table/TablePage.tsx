@@ -8,15 +8,15 @@ import {
   type PlayerFieldsFragment,
   type Seat,
   type TableFieldsFragment,
-} from "../graphql/generated";
-import { seatName } from "../lib/cards";
-import { enumWords } from "../lib/format";
-import { liveOptionWords } from "../lib/tableOptions";
-import { useGameStream, type GameView } from "../live/game";
-import { usePresence } from "../live/presence";
-import { coalesced, live, mutate, query } from "../server/api";
-import { announcement } from "../state/announcement";
-import { navigate } from "../state/router";
+} from "../../graphql/generated";
+import { seatName } from "../../lib/cards";
+import { enumWords } from "../../lib/format";
+import { liveOptionWords } from "../../lib/tableOptions";
+import { useGameStream, type GameView } from "../../live/game";
+import { usePresence } from "../../live/presence";
+import { coalesced, live, mutate, query } from "../../server/api";
+import { announcement } from "../../state/announcement";
+import { navigate } from "../../state/router";
 import type { Outcome } from "./act";
 import { Board } from "./Board";
 import { Chat } from "./Chat";

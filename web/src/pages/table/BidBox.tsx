@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
-import type { BidInput, Seat } from "../graphql/generated";
-import { partnerOf, seatName } from "../lib/cards";
-import type { GameView } from "../live/game";
+import type { BidInput, Seat } from "../../graphql/generated";
+import { partnerOf, seatName } from "../../lib/cards";
+import type { GameView } from "../../live/game";
 
 const NUMBERS = Array.from({ length: 14 }, (_, i) => i);
 

@@ -1,19 +1,13 @@
-// Careers: a player's profile (rating, statistics, game history) and the leaderboard.
+// A player's career: rating, statistics and game history.
 import { useEffect, useState } from "preact/hooks";
-import {
-  LeaderboardDocument,
-  ProfileDocument,
-  type LeaderboardQuery,
-  type ProfileQuery,
-  type RatingFieldsFragment,
-} from "../graphql/generated";
-import { seatName } from "../lib/cards";
-import { query } from "../server/api";
-import { PlayerLink } from "./PlayerLink";
+import { PlayerLink } from "../../components/PlayerLink";
+import { ProfileDocument, type ProfileQuery } from "../../graphql/generated";
+import { seatName } from "../../lib/cards";
+import { query } from "../../server/api";
+import { RatingText } from "./RatingText";
 
 type Profile = NonNullable<ProfileQuery["profile"]>;
 type GameEdge = Profile["games"]["edges"][number];
-type LeaderEdge = LeaderboardQuery["leaderboard"]["edges"][number];
 
 const day = (iso: string): string => {
   const date = new Date(iso);
@@ -21,16 +15,6 @@ const day = (iso: string): string => {
 };
 
 const percent = (part: number, whole: number): string => (whole === 0 ? "–" : `${Math.round((100 * part) / whole)}%`);
-
-/** "1540 ± 120", with the provisional flag in words (not only a mark). */
-function RatingText({ rating }: { rating: RatingFieldsFragment }) {
-  return (
-    <span class="rating" data-rating={rating.value} data-provisional={rating.provisional ? "yes" : "no"}>
-      <strong>{rating.value}</strong> <span aria-hidden="true">±</span><span class="sr-only">plus or minus</span> {rating.deviation}
-      {rating.provisional && <span class="badge" title="Fewer than 10 rated games">provisional</span>}
-    </span>
-  );
-}
 
 function Stats({ profile }: { profile: Profile }) {
   const s = profile.stats;
@@ -148,49 +132,5 @@ export function ProfilePage({ username, per }: { username: string; per: number }
         )}
       </section>
     </div>
-  );
-}
-
-/** The best established players (the server leaves out provisional ratings). */
-export function LeaderboardPage({ per }: { per: number }) {
-  const [rows, setRows] = useState<LeaderEdge[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [ready, setReady] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = async (after: string | null): Promise<void> => {
-    setError(null);
-    const result = await query(LeaderboardDocument, { first: per, after });
-    if (result.error !== undefined) return setError(result.error);
-    const board = result.data.leaderboard;
-    setRows((old) => (after === null ? board.edges : [...old, ...board.edges]));
-    setNext(board.pageInfo.hasNextPage ? (board.pageInfo.endCursor ?? null) : null);
-    setReady(true);
-  };
-  useEffect(() => void load(null), [per]);
-
-  return (
-    <section class="panel career" aria-labelledby="leaders-title" data-ready={ready ? "leaderboard" : undefined}>
-      <h1 id="leaders-title">Leaderboard</h1>
-      <p class="muted small">Players with at least 10 rated games, best rating first.</p>
-      {error && <p class="error" role="alert">{error}</p>}
-      {ready && rows.length === 0 && <p class="muted">Nobody has finished 10 rated games yet.</p>}
-      {rows.length > 0 && (
-        <table class="leaders" aria-labelledby="leaders-title">
-          <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Rating</th><th scope="col">Rated games</th></tr></thead>
-          <tbody>
-            {rows.map(({ cursor, node }) => (
-              <tr key={cursor} data-rank={node.rank}>
-                <td>{node.rank}</td>
-                <td><PlayerLink username={node.player.username} /></td>
-                <td><RatingText rating={node.rating} /></td>
-                <td>{node.rating.games}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {next !== null && <button type="button" onClick={() => void load(next)}>Show more players</button>}
-    </section>
   );
 }

@@ -1,6 +1,6 @@
-import { seatName, teamName } from "../lib/cards";
-import type { GameView } from "../live/game";
-import { CardFace } from "./Cards";
+import { CardFace } from "../../components/Cards";
+import { seatName, teamName } from "../../lib/cards";
+import type { GameView } from "../../live/game";
 
 /** Scores, bags and targets, the last trick and the hand history. */
 export function Scores({ view }: { view: GameView }) {

@@ -1,7 +1,7 @@
 import type { TargetedKeyboardEvent } from "preact";
 import { useEffect, useRef } from "preact/hooks";
-import { cardKey, cardName, sameCard, type CardLike } from "../lib/cards";
-import { CardButton } from "./Cards";
+import { CardButton } from "../../components/Cards";
+import { cardKey, cardName, sameCard, type CardLike } from "../../lib/cards";
 
 /** Arrow keys move between the cards one may press (roving focus, like a toolbar). */
 function moveFocus(event: TargetedKeyboardEvent<HTMLButtonElement>): void {

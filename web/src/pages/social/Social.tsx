@@ -7,11 +7,11 @@ import {
   UnblockPlayerDocument,
   type PlayerFieldsFragment,
   type SocialQuery,
-} from "../graphql/generated";
-import { useSignal } from "../lib/signal";
-import { coalesced, mutate, query } from "../server/api";
-import { navigate, tablePath } from "../state/router";
-import { block, socialTick } from "../state/social";
+} from "../../graphql/generated";
+import { useSignal } from "../../lib/signal";
+import { coalesced, mutate, query } from "../../server/api";
+import { navigate, tablePath } from "../../state/router";
+import { block, socialTick } from "../../state/social";
 
 /** Friends, friend requests, invitations and blocks. */
 export function Social({ me }: { me: PlayerFieldsFragment }) {

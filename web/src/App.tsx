@@ -1,18 +1,21 @@
+// The shell of every page: the header (navigation, connection, deck, player), the toast
+// for notifications, the screen readers' live region, and the page the route names.
 import { useEffect, useState } from "preact/hooks";
-import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "../graphql/generated";
-import { useSignal } from "../lib/signal";
-import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "../server/api";
-import { announcement } from "../state/announcement";
-import { fourColour } from "../state/prefs";
-import { navigate, route } from "../state/router";
-import { socialTick } from "../state/social";
-import { toast } from "../state/toast";
-import { Auth } from "./Auth";
-import { LeaderboardPage, ProfilePage } from "./Career";
-import { Lobby } from "./Lobby";
-import { PlayerLink } from "./PlayerLink";
-import { Social } from "./Social";
-import { TablePage } from "./TablePage";
+import { PlayerLink } from "./components/PlayerLink";
+import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "./graphql/generated";
+import { useSignal } from "./lib/signal";
+import { Auth } from "./pages/auth/Auth";
+import { LeaderboardPage } from "./pages/career/LeaderboardPage";
+import { ProfilePage } from "./pages/career/ProfilePage";
+import { Lobby } from "./pages/lobby/Lobby";
+import { Social } from "./pages/social/Social";
+import { TablePage } from "./pages/table/TablePage";
+import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "./server/api";
+import { announcement } from "./state/announcement";
+import { fourColour } from "./state/prefs";
+import { navigate, route } from "./state/router";
+import { socialTick } from "./state/social";
+import { toast } from "./state/toast";
 
 const NOTICE_WORDS: Record<string, (who: string) => string> = {
   FRIEND_REQUEST: (who) => `${who} sent you a friend request.`,

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { PlayerLink } from "../../components/PlayerLink";
 import {
   AddBotDocument,
   JoinTableDocument,
@@ -10,15 +11,14 @@ import {
   type PlayerFieldsFragment,
   type Seat,
   type TableFieldsFragment,
-} from "../graphql/generated";
-import { BOT_LEVELS, SEATS, botLevelName, botName, seatName } from "../lib/cards";
-import type { GameView } from "../live/game";
-import { connectedIn, type Presence } from "../live/presence";
-import { mutate } from "../server/api";
-import { block } from "../state/social";
+} from "../../graphql/generated";
+import { BOT_LEVELS, SEATS, botLevelName, botName, seatName } from "../../lib/cards";
+import type { GameView } from "../../live/game";
+import { connectedIn, type Presence } from "../../live/presence";
+import { mutate } from "../../server/api";
+import { block } from "../../state/social";
 import type { Act, Outcome } from "./act";
 import { HostTools } from "./HostTools";
-import { PlayerLink } from "./PlayerLink";
 import { PresenceTag } from "./Presence";
 
 /** Before the game: the four seats (who sits, who is connected), sitting down, and the

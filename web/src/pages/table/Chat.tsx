@@ -5,8 +5,8 @@ import {
   SendChatDocument,
   type ChatChannel,
   type ChatFieldsFragment,
-} from "../graphql/generated";
-import { live, mutate, onReconnect, query } from "../server/api";
+} from "../../graphql/generated";
+import { live, mutate, onReconnect, query } from "../../server/api";
 
 const NAMES: Record<ChatChannel, string> = { PLAYERS: "Table", SPECTATORS: "Spectators" };
 

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { ReplacementBotField, TurnSecondsField } from "../../components/TableOptions";
 import {
   CreateJoinLinkDocument,
   CreateSpectatorLinkDocument,
@@ -8,13 +9,12 @@ import {
   type JoinPolicy,
   type TableFieldsFragment,
   type Visibility,
-} from "../graphql/generated";
-import { enumWords } from "../lib/format";
-import { JOIN_POLICIES, turnSecondsOf, VISIBILITIES } from "../lib/tableOptions";
-import { mutate } from "../server/api";
-import { tablePath } from "../state/router";
+} from "../../graphql/generated";
+import { enumWords } from "../../lib/format";
+import { JOIN_POLICIES, turnSecondsOf, VISIBILITIES } from "../../lib/tableOptions";
+import { mutate } from "../../server/api";
+import { tablePath } from "../../state/router";
 import type { Act } from "./act";
-import { ReplacementBotField, TurnSecondsField } from "./TableOptions";
 
 /** The host's tools before the game: options (the clock and stand-in bots included),
  * invitations and links. Everyone at the table sees saved options at once (TABLE_UPDATED). */

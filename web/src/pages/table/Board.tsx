@@ -1,5 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { CardFace } from "../../components/Cards";
+import { PlayerLink } from "../../components/PlayerLink";
 import {
   PassCardsDocument,
   PlaceBidDocument,
@@ -8,16 +10,14 @@ import {
   RevealHandDocument,
   type BidInput,
   type Seat,
-} from "../graphql/generated";
-import { botName, clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../lib/cards";
-import type { GameView } from "../live/game";
-import { connectedIn, type Presence } from "../live/presence";
-import { mutate } from "../server/api";
-import { navigate, tablePath } from "../state/router";
+} from "../../graphql/generated";
+import { botName, clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../../lib/cards";
+import type { GameView } from "../../live/game";
+import { connectedIn, type Presence } from "../../live/presence";
+import { mutate } from "../../server/api";
+import { navigate, tablePath } from "../../state/router";
 import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
-import { CardFace } from "./Cards";
 import { Hand } from "./Hand";
-import { PlayerLink } from "./PlayerLink";
 import { PresenceTag } from "./Presence";
 import { Scores } from "./Scores";
 import { TurnClock } from "./TurnClock";

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
-import { SignInDocument, SignUpDocument } from "../graphql/generated";
-import { mutate, saveToken } from "../server/api";
+import { SignInDocument, SignUpDocument } from "../../graphql/generated";
+import { mutate, saveToken } from "../../server/api";
 
 /** Sign up or sign in: the token is kept in this browser's local storage. */
 export function Auth() {
