@@ -1,7 +1,7 @@
 import { render } from "preact";
 import "./style.css";
-import "./prefs";
-import { App } from "./views/App";
+import "./state/prefs";
+import { App } from "./App";
 
 const root = document.getElementById("app");
 if (root) render(<App />, root);

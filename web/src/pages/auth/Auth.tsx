@@ -1,0 +1,53 @@
+import { useState } from "preact/hooks";
+import { SignInDocument, SignUpDocument } from "../../graphql/generated";
+import { mutate, saveToken } from "../../server/api";
+
+/** Sign up or sign in: the token is kept in this browser's local storage. */
+export function Auth() {
+  const [mode, setMode] = useState<"in" | "up">("up");
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const result =
+      mode === "up"
+        ? await mutate(SignUpDocument, { username, password }).then((r) => (r.data ? { data: r.data.signUp } : r))
+        : await mutate(SignInDocument, { username, password }).then((r) => (r.data ? { data: r.data.signIn } : r));
+    setBusy(false);
+    if (result.data) saveToken(result.data.token, result.data.player);
+    else setError(result.error);
+  };
+
+  return (
+    <section class="auth panel" aria-labelledby="auth-title">
+      <h1 id="auth-title">{mode === "up" ? "Create an account" : "Sign in"}</h1>
+      <p class="muted">Partnership Spades with Nil, Blind Nil and bags, live with friends or bots.</p>
+      <form onSubmit={(e) => void submit(e)}>
+        <label>
+          Username
+          <input name="username" autocomplete="username" required value={username}
+            onInput={(e) => setUsername(e.currentTarget.value)} />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" required value={password}
+            autocomplete={mode === "up" ? "new-password" : "current-password"}
+            onInput={(e) => setPassword(e.currentTarget.value)} />
+        </label>
+        {error && <p class="error" role="alert">{error}</p>}
+        <button type="submit" class="primary" disabled={busy}>{mode === "up" ? "Sign up" : "Sign in"}</button>
+      </form>
+      <p>
+        {mode === "up" ? "Already have an account? " : "New here? "}
+        <button type="button" class="linkish" onClick={() => { setMode(mode === "up" ? "in" : "up"); setError(null); }}>
+          {mode === "up" ? "Sign in" : "Create an account"}
+        </button>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,226 @@
+// The one GraphQL client: urql over HTTP for queries and mutations, graphql-ws
+// (graphql-transport-ws) for subscriptions. The WebSocket reconnects on its own;
+// after a drop, `onReconnect` listeners resubscribe with `since` (see live.ts).
+import {
+  Client,
+  createRequest,
+  fetchExchange,
+  subscriptionExchange,
+  type AnyVariables,
+  type CombinedError,
+  type TypedDocumentNode,
+} from "@urql/core";
+import { createClient as createWSClient } from "graphql-ws";
+import { pipe, subscribe } from "wonka";
+import { signal } from "../lib/signal";
+import { errorWords } from "./errors";
+
+const TOKEN_KEY = "spades.token";
+const PLAYER_KEY = "spades.player";
+
+export const token = signal<string | null>(localStorage.getItem(TOKEN_KEY));
+
+export type Link = "idle" | "connecting" | "online" | "reconnecting";
+/** The WebSocket's state, shown in the header (and by tests as `data-link`). */
+export const link = signal<Link>("idle");
+
+const reconnectListeners = new Set<() => void>();
+/** Called after the WebSocket came back from a drop (not on the first connection). */
+export function onReconnect(listener: () => void): () => void {
+  reconnectListeners.add(listener);
+  return () => reconnectListeners.delete(listener);
+}
+
+function wsUrl(): string {
+  const url = new URL("/graphql", location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.href;
+}
+
+const PING_MS = 10_000;
+const PONG_WAIT_MS = 4_000;
+let connectedBefore = false;
+let pongTimer: ReturnType<typeof setTimeout> | undefined;
+
+export const ws = createWSClient({
+  url: wsUrl(),
+  lazy: true,
+  lazyCloseTimeout: 3_000,
+  connectionParams: () => {
+    const current = token.value;
+    return current ? { Authorization: `Bearer ${current}` } : {};
+  },
+  keepAlive: PING_MS,
+  retryAttempts: Number.POSITIVE_INFINITY,
+  // 4401: the token is no longer valid; 4403: refused. Both need the user, not a retry.
+  shouldRetry: (event) => !(event instanceof CloseEvent && (event.code === 4401 || event.code === 4403)),
+  retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(300 * 2 ** retries, 5_000))),
+  on: {
+    connecting: () => (link.value = connectedBefore ? "reconnecting" : "connecting"),
+    connected: () => {
+      link.value = "online";
+      if (connectedBefore) reconnectListeners.forEach((listener) => listener());
+      connectedBefore = true;
+    },
+    closed: (event) => {
+      clearTimeout(pongTimer);
+      const code = (event as CloseEvent | undefined)?.code;
+      if (code === 4401) signOutLocally();
+      // 1000 is the lazy close once no subscription is left: not a drop.
+      link.value = code === 1000 || !connectedBefore ? "idle" : "reconnecting";
+    },
+    // A socket that stopped answering (lost network) is killed, so the client retries.
+    ping: (received) => {
+      if (!received) pongTimer = setTimeout(() => ws.terminate(), PONG_WAIT_MS);
+    },
+    pong: (received) => {
+      if (received) clearTimeout(pongTimer);
+    },
+  },
+});
+
+// Back online: do not wait for the next retry or ping, reconnect now.
+window.addEventListener("online", () => {
+  if (link.value !== "idle") ws.terminate();
+});
+window.addEventListener("offline", () => {
+  if (link.value === "online") link.value = "reconnecting";
+});
+
+export const client = new Client({
+  url: "/graphql",
+  preferGetMethod: false,
+  requestPolicy: "network-only",
+  fetchOptions: (): RequestInit => {
+    const current = token.value;
+    const headers: Record<string, string> = current ? { authorization: `Bearer ${current}` } : {};
+    return { headers };
+  },
+  exchanges: [
+    fetchExchange,
+    subscriptionExchange({
+      forwardSubscription: (request) => ({
+        subscribe: (sink) => ({
+          unsubscribe: ws.subscribe({ ...request, query: request.query ?? "" }, sink),
+        }),
+      }),
+    }),
+  ],
+});
+
+export type Result<T> = { data: T; error?: undefined } | { data?: undefined; error: string; code: string | null };
+
+function toResult<T>(data: T | undefined, error: CombinedError | undefined): Result<T> {
+  if (error || data === undefined) {
+    const code = error?.graphQLErrors[0]?.extensions["code"];
+    if (code === "UNAUTHENTICATED") signOutLocally();
+    return {
+      error: error ? errorWords(error) : "No answer from the server.",
+      code: typeof code === "string" ? code : null,
+    };
+  }
+  return { data };
+}
+
+let queriesAsked = 0;
+
+/** Run a query, always from the network: the live screens are driven by subscriptions and
+ * reload when told of a change. Each call is its own operation: urql answers a query
+ * identical to one already in flight with that flight's answer, which may predate the
+ * change that prompted the reload. */
+export async function query<T, V extends AnyVariables>(doc: TypedDocumentNode<T, V>, variables: V): Promise<Result<T>> {
+  queriesAsked += 1;
+  const request = { ...createRequest(doc, variables), key: -queriesAsked };
+  const operation = client.createRequestOperation("query", request, { requestPolicy: "network-only" });
+  const result = await client.executeRequestOperation(operation).toPromise();
+  return toResult(result.data, result.error);
+}
+
+/**
+ * One reload at a time, none lost: a call while a load runs is answered by one more load
+ * after it (answers of overlapping requests may arrive out of order), so the last answer
+ * applied was always asked for after the last call.
+ */
+export function coalesced<T>(load: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | null = null;
+  let queued: Promise<T> | null = null;
+  const start = (): Promise<T> => {
+    const flight = load();
+    running = flight;
+    const done = (): void => {
+      if (running === flight) running = null;
+    };
+    flight.then(done, done);
+    return flight;
+  };
+  return () => {
+    if (running === null) return start();
+    if (queued === null) {
+      const next = (): Promise<T> => {
+        queued = null;
+        return start();
+      };
+      queued = running.then(next, next);
+    }
+    return queued;
+  };
+}
+
+/** Run a mutation. */
+export async function mutate<T, V extends AnyVariables>(doc: TypedDocumentNode<T, V>, variables: V): Promise<Result<T>> {
+  const result = await client.mutation(doc, variables).toPromise();
+  return toResult(result.data, result.error);
+}
+
+/** Subscribe; returns the function that ends the subscription. */
+export function live<T, V extends AnyVariables>(
+  doc: TypedDocumentNode<T, V>,
+  variables: V,
+  onData: (data: T) => void,
+  onError: (words: string, code: string | null) => void,
+): () => void {
+  const subscription = pipe(
+    client.subscription(doc, variables),
+    subscribe((result) => {
+      if (result.data) onData(result.data);
+      else if (result.error) {
+        const code = result.error.graphQLErrors[0]?.extensions["code"];
+        onError(errorWords(result.error), typeof code === "string" ? code : null);
+      }
+    }),
+  );
+  return () => subscription.unsubscribe();
+}
+
+export interface Me {
+  id: string;
+  username: string;
+}
+
+/** The signed-in player as last confirmed (shown at once on load; `me` re-checks it). */
+export function cachedPlayer(): Me | null {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(PLAYER_KEY) ?? "null") as Me | null;
+    return parsed && typeof parsed.id === "string" && typeof parsed.username === "string" ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+export function savePlayer(player: Me): void {
+  localStorage.setItem(PLAYER_KEY, JSON.stringify({ id: player.id, username: player.username }));
+}
+
+export function saveToken(value: string, player?: Me): void {
+  localStorage.setItem(TOKEN_KEY, value);
+  if (player) savePlayer(player);
+  token.value = value;
+}
+
+/** Forget the token here (the server side is `signOut`). Open sockets are closed. */
+export function signOutLocally(): void {
+  localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(PLAYER_KEY);
+  token.value = null;
+  ws.terminate();
+}
