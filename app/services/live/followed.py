@@ -11,118 +11,79 @@ can (`Sink.park`), the stream *parks* instead: its generator returns without end
 the subscription, this object keeps what it holds (the feed, the player watch, its
 presence), and the first change handed back wakes the transport (`Sink.wake`), which
 runs the operation again; that run resumes here (`Streams.resume`) and parks again once
-it has nothing left to do. What the subscriber receives is the same, in the same order.
+it has nothing left to do. What the subscriber receives is the same, in the same order,
+as from a subscription that reads its own queue (app/services/live/game_updates.py):
+both open, check and catch up through `GameUpdates`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.broker.base import RESYNC
-from app.services.live.presence import PresenceService
-from app.services.live.table_feeds import Follower, Sink, TableFeed
+from app.services.live.game_updates import GameUpdates, PresenceCount
+from app.services.live.table_feeds import Feeds, Follower, Sink, TableFeed
 from app.services.social.model import Viewer
-from app.services.tables.events import GameEvent
 from app.services.tables.ledger import game_channel
-from app.services.tables.snapshot import GameMessage, TableSnapshot, TableStatus
-
-if TYPE_CHECKING:
-    from app.services.live.streams import Streams
-
-SNAPSHOT = GameEvent.SNAPSHOT
-
-
-class PresenceCount:
-    """Counts a subscriber as connected to the table (presence) while they are one of
-    its players (seated, or its away player): a spectator's watching is no seat's
-    connection, and one who sits down while watching is connected from then on."""
-
-    __slots__ = ("counted", "player_id", "presence", "table_id")
-
-    def __init__(self, presence: PresenceService | None, table_id: str, player_id: str):
-        self.presence = presence
-        self.table_id = table_id
-        self.player_id = player_id
-        self.counted = False
-
-    async def place(self, table: TableSnapshot) -> None:
-        """Count or stop counting the subscriber, as the table now seats them."""
-        if self.presence is None:
-            return
-        player_id = self.player_id
-        player = table.seat_of(player_id) is not None or table.away_seat(player_id) is not None
-        if player and not self.counted:
-            self.counted = True
-            await self.presence.enter(self.table_id, player_id)
-        elif self.counted and not player:
-            self.counted = False
-            self.presence.leave(self.table_id, player_id)
-
-    def leave(self) -> None:
-        """The subscription ended: no longer counted."""
-        if self.counted and self.presence is not None:
-            self.counted = False
-            self.presence.leave(self.table_id, self.player_id)
+from app.services.tables.snapshot import GameMessage
 
 
 class FollowedStream:
     """One followed `gameUpdates` subscription: its start (`start`), its live phase
     (`live`, which may park), and what it holds until `close`."""
 
-    __slots__ = ("closed", "count", "feed", "follower", "parked", "streams", "table_id", "viewer")
+    __slots__ = ("closed", "count", "feed", "feeds", "follower", "parked", "table_id", "updates")
 
     def __init__(
-        self, streams: Streams, viewer: Viewer, table_id: str, sink: Sink, count: PresenceCount
+        self,
+        updates: GameUpdates,
+        feeds: Feeds,
+        viewer: Viewer,
+        table_id: str,
+        sink: Sink,
+        count: PresenceCount,
     ) -> None:
-        self.streams = streams
-        self.viewer = viewer
+        self.updates = updates
+        self.feeds = feeds
         self.table_id = table_id
         self.count = count
+        # The follower is the subscription's position: the feed advances its `last` for
+        # every change it writes.
         self.follower = Follower(viewer, sink, -1)
         self.feed: TableFeed | None = None
         self.parked = False  # its generator returned: it waits with no task
         self.closed = False
 
+    @property
+    def viewer(self) -> Viewer:
+        """The subscriber, as last loaded."""
+        return self.follower.viewer
+
     async def start(self, since: int | None) -> AsyncGenerator[GameMessage, None]:
         """A SNAPSHOT or the updates after `since`, then the live phase."""
-        streams = self.streams
-        table, viewer = await streams.tables.get_visible(self.viewer, self.table_id)
-        streams.check_viewer(viewer, table)
         follower = self.follower
-        self.viewer = follower.viewer = viewer
+        follower.viewer = await self.updates.admit(follower.viewer, self.table_id)
         # Held before reading the current state: nothing published after it is lost.
-        feed = self.feed = await streams.feeds.hold_table(
-            self.table_id, game_channel(self.table_id)
-        )
-        await streams.feeds.watch_player(follower, feed)
+        feed = self.feed = await self.feeds.hold_table(self.table_id, game_channel(self.table_id))
+        await self.feeds.watch_player(follower, feed)
         # The state read below covers every RESYNC the feed has had so far.
         follower.resyncs = feed.resyncs
-        table = streams.tables.visible(viewer, await streams.ledger.get(self.table_id))
-        await self.count.place(table)
-        missed = await streams.missed(table, since) if since is not None else None
-        if missed is None:
-            yield GameMessage(SNAPSHOT, None, table)
-            follower.last = table.version
-        else:
-            follower.last = since if since is not None else table.version
-            for message in missed:
-                yield message
-                follower.last = message.version
-        if table.status is TableStatus.CLOSED:
+        async for message in self.updates.opening(follower, self.table_id, since, self.count.place):
+            yield message
+        if follower.closed:
             return
         async for message in self.live():
             yield message
 
     async def live(self) -> AsyncGenerator[GameMessage, None]:
         """What the feed hands back (gaps, social changes, seating changes, the table's
-        end, access lost), with the same checks and catch-ups as an unfollowed stream;
-        returns with `parked` set once there is nothing to do and the sink holds it."""
-        streams, follower = self.streams, self.follower
-        feed = self.feed
+        end, access lost), through `GameUpdates` as for an unfollowed stream; returns
+        with `parked` set once there is nothing to do and the sink holds it."""
+        follower, feed = self.follower, self.feed
         assert feed is not None
-        while True:
+        while not follower.closed:
             handback = follower.handback  # done if handed back while parked
             if handback is None or not handback.done():
                 handback = feed.attach(follower)
@@ -136,28 +97,13 @@ class FollowedStream:
                 feed.detach(follower)
             if message is None:  # the player's social graph changed: check again
                 follower.social_changed = False
-                self.viewer = follower.viewer = await streams.social.viewer(self.viewer.player)
                 follower.checked = None
-                current = await streams.ledger.get(self.table_id)
-                streams.check_viewer(self.viewer, streams.tables.visible(self.viewer, current))
+                await self.updates.recheck(follower, self.table_id)
                 continue
             if message is RESYNC or message.version > follower.last + 1:
-                self.viewer = follower.viewer = await streams.social.viewer(self.viewer.player)
-                follower.checked = None
-                async for caught_up in streams.catch_up(self.viewer, self.table_id, follower.last):
-                    yield caught_up
-                    follower.last = caught_up.version
-                    if caught_up.event is GameEvent.TABLE_CLOSED:
-                        return
-                continue
-            if message.version <= follower.last:
-                continue
-            if message.event is GameEvent.TABLE_CLOSED:
-                yield message  # seen by every subscriber, whatever its access now
-                return
-            streams.check_viewer(self.viewer, streams.tables.visible(self.viewer, message.table))
-            yield message
-            follower.last = message.version
+                follower.checked = None  # the viewer is reloaded for the catch-up
+            async for update in self.updates.take(follower, self.table_id, message):
+                yield update
 
     def _wake(self, _handback: asyncio.Future[Any]) -> None:
         if self.parked and not self.closed:
@@ -169,9 +115,9 @@ class FollowedStream:
             return
         self.closed = True
         self.parked = False
-        feed, feeds = self.feed, self.streams.feeds
+        feed = self.feed
         if feed is not None:
             feed.detach(self.follower)
-            feeds.unwatch_player(self.follower, self.viewer.id)
-            feeds.release_table(feed)
+            self.feeds.unwatch_player(self.follower, self.follower.viewer.id)
+            self.feeds.release_table(feed)
         self.count.leave()

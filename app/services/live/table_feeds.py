@@ -98,12 +98,22 @@ def access_key(table: TableSnapshot) -> tuple[Any, ...]:
 class Follower:
     """One subscription in its live phase."""
 
-    __slots__ = ("checked", "handback", "last", "resyncs", "sink", "social_changed", "viewer")
+    __slots__ = (
+        "checked",
+        "closed",
+        "handback",
+        "last",
+        "resyncs",
+        "sink",
+        "social_changed",
+        "viewer",
+    )
 
     def __init__(self, viewer: Viewer, sink: Sink, last: int, resyncs: int = 0) -> None:
         self.viewer = viewer
         self.sink = sink
         self.last = last
+        self.closed = False  # its stream sent TABLE_CLOSED: nothing more comes
         # The feed's RESYNC count this follower is caught up with (`TableFeed.resyncs`
         # when the state it started from was read, or when it was last handed a RESYNC).
         self.resyncs = resyncs
