@@ -1,4 +1,4 @@
-"""Game records (`spades-record/1`, /work/shared/RECORD.md): export shape and replay."""
+"""Game records (`spades-record/1`, docs/record.md): export shape and replay."""
 
 from __future__ import annotations
 

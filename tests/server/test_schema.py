@@ -1,11 +1,10 @@
 """The committed schema.graphql is the schema the code builds and the one the live server
-serves, and it holds the contract's core schema (API.md) exactly: every listed type, field,
+serves, and it holds the contract's core schema (docs/api.md) exactly: every listed type, field,
 argument, enum value and default, with only optional additions around them."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import graphql
 import pytest
@@ -27,29 +26,10 @@ from tests.support.scenarios import post_raw
 from tests.support.server import ROOT, LiveServer
 
 SCHEMA_FILE = ROOT / "schema.graphql"
-API_MD = Path("/work/shared/API.md")
-
-# Used when API.md cannot be read: the key names of its core schema block.
-FALLBACK_CORE = """
-enum Seat { NORTH EAST SOUTH WEST }
-enum Suit { SPADES HEARTS CLUBS DIAMONDS }
-enum BidKind { TRICKS NIL BLIND_NIL }
-enum GamePhase { WAITING BIDDING EXCHANGE PLAYING GAME_OVER }
-type Card { suit: Suit! rank: Rank! }
-input BidInput { kind: BidKind! tricks: Int }
-type GameView { tableId: ID! phase: GamePhase! turn: Seat hand: [Card!] legalPlays: [Card!]!
-  seats: [SeatState!]! version: Int! }
-type Query { me: Player table(id: ID!): Table game(tableId: ID!): GameView }
-type Mutation {
-  signUp(username: String!, password: String!): AuthPayload!
-  signIn(username: String!, password: String!): AuthPayload!
-  createTable(input: CreateTableInput!): Table!
-  joinTable(tableId: ID!, seat: Seat!, code: String): Table!
-  placeBid(tableId: ID!, bid: BidInput!): GameView!
-  playCard(tableId: ID!, card: CardInput!): GameView!
-}
-type Subscription { gameUpdates(tableId: ID!, since: Int): GameUpdate! }
-"""
+# The API guide's "Core schema" section: the contract's core, which the server must serve
+# exactly (more may be added around it).
+API_MD = ROOT / "docs" / "api.md"
+CORE_BLOCK = re.compile(r"^## Core schema\n.*?^```graphql\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def normalized(schema: GraphQLSchema) -> str:
@@ -58,13 +38,10 @@ def normalized(schema: GraphQLSchema) -> str:
 
 
 def core_sdl() -> str:
-    """The "Core schema" block of API.md (or the fallback when it cannot be read)."""
-    try:
-        text = API_MD.read_text(encoding="utf-8")
-    except OSError:
-        return FALLBACK_CORE
-    match = re.search(r"## Core schema.*?```graphql\n(.*?)```", text, re.DOTALL)
-    return match.group(1) if match else FALLBACK_CORE
+    """The SDL block of the API guide's "Core schema" section."""
+    match = CORE_BLOCK.search(API_MD.read_text(encoding="utf-8"))
+    assert match is not None, f"{API_MD} has no `## Core schema` section with a graphql block"
+    return match.group(1)
 
 
 @pytest.fixture(scope="module")
