@@ -96,7 +96,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from app.api.app import serve
+    from app.api.serve import serve
 
     serve(host=args.host, port=args.port, database_url=args.database_url, workers=args.workers)
     return 0

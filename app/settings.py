@@ -117,6 +117,9 @@ class Settings:
     idle_table_seconds: float = 600.0  # a WAITING table with no connected human closes
     clock_sweep_seconds: float = 1.0  # how often each process looks for overdue deadlines
     turn_clock_scale: float = 1.0  # tests only: a turn lasts turnSeconds x this
+    # The fast path around graphql-core, strawberry, starlette and uvicorn
+    # (app/api/fastpath/): off runs every operation on the libraries' own path.
+    fastpath: bool = True
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -179,4 +182,5 @@ def load_settings() -> Settings:
         idle_table_seconds=_float("SPADES_IDLE_TABLE_SECONDS", base.idle_table_seconds),
         clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
         turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
+        fastpath=_bool("SPADES_FASTPATH", base.fastpath),
     )

@@ -1,18 +1,15 @@
-"""The ASGI application (Starlette + strawberry) and `spades serve`."""
+"""The ASGI application: Starlette with the GraphQL view, health, readiness of its
+dependencies, metrics, GraphiQL and the web client."""
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import os
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, cast
 
-import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -21,186 +18,26 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
-from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
-from strawberry.types.unset import UNSET, UnsetType
 
-from app.api.fastpath.http import HotPath
-from app.api.fastpath.patches import patch_graphql_core, tame_garbage_collector
-from app.api.fastpath.sharing import encode_message
-from app.api.graphql.context import Context, bearer_token
-from app.api.graphql.errors import OUTAGES
-from app.api.graphql.schema import SpadesSchema, build_schema
+from app.api import fastpath
+from app.api.gc_tuning import tame_garbage_collector
+from app.api.graphql.view import SpadesGraphQL
 from app.api.metrics import FANOUT
-from app.api.socket_guards import Guards, register_socket
-from app.api.transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
+from app.api.socket_guards import Guards
 from app.api.transport.edge import PostEdge
 from app.api.transport.graphiql import ROUTES as GRAPHIQL_ROUTES
-from app.api.transport.graphiql import graphiql_page
 from app.api.transport.headers import SecurityHeaders
-from app.api.transport.http import BodyLimit, HTTPTransport
+from app.api.transport.http import BodyLimit
 from app.api.transport.persisted import Documents, PersistedQueryCache, TrustedDocuments
-from app.api.transport.uvicorn_http import CorkedHttpProtocol
-from app.api.transport.uvicorn_websocket import LeanWebSocketProtocol
-from app.api.transport.websocket import (
-    SUBPROTOCOLS,
-    CheckedTransportWSHandler,
-    LegacyWSHandler,
-    Rejection,
-    pick_subprotocol,
-    refuse_handshake,
-)
+from app.api.transport.websocket import SUBPROTOCOLS
 from app.api.webapp import web_routes
-from app.compact_json import dumps
-from app.services.accounts.auth import Player
 from app.services.container import Services
 from app.settings import Settings, load_settings
-from app.store.migrate import upgrade
 
 log = logging.getLogger("app.server")
 
-patch_graphql_core()
-
 EXPIRY_SWEEP_SECONDS = 30
 LEGACY_KEEP_ALIVE_SECONDS = 15
-
-
-class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
-    """Strawberry's ASGI view with our auth for HTTP and WebSocket, per-player caps, and
-    the transport of app/api/transport (refusals, media types, persisted documents, both
-    WebSocket subprotocols)."""
-
-    graphql_transport_ws_handler_class = CheckedTransportWSHandler
-    graphql_ws_handler_class = LegacyWSHandler
-
-    def __init__(
-        self, services: Services, guards: Guards, documents: Documents, **kwargs: Any
-    ) -> None:
-        super().__init__(build_schema(services.settings), **kwargs)
-        self.services = services
-        self.guards = guards
-        self.documents = documents
-        self.max_batch = services.settings.max_batch
-        self.hot_path = HotPath(self, cast(SpadesSchema, self.schema).operation_config)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            await self.handle_http(scope, receive, send)
-        else:
-            await super().__call__(scope, receive, send)
-
-    async def render_graphql_ide(self, request: Request) -> Response:
-        return graphiql_page()
-
-    async def pick_websocket_subprotocol(self, request: WebSocket) -> str | None:
-        return pick_subprotocol(list(request.scope.get("subprotocols") or []))
-
-    async def reject_websocket(self, request: WebSocket) -> WebSocket:
-        """A page from an origin that is not allowed: accepted, then closed with 4403 and a
-        reason (a refused handshake would tell the page nothing)."""
-        await request.accept(subprotocol=await self.pick_websocket_subprotocol(request))
-        await request.close(code=CLOSE_FORBIDDEN, reason="origin not allowed")
-        return request
-
-    def encode_json(self, data: object) -> str | bytes:
-        """JSON of an answer or a transport message; a subscription result shared by
-        several subscribers is encoded once (app/api/fastpath/sharing.py)."""
-        shared = encode_message(data)
-        return shared if shared is not None else dumps(data)
-
-    def decode_json(self, data: str | bytes) -> object:
-        """JSON of a request body; a body that is not UTF-8 is unparsable JSON (a 400), not an
-        internal error."""
-        try:
-            return super().decode_json(data)
-        except UnicodeDecodeError as exc:
-            raise json.JSONDecodeError("the body is not UTF-8", "", 0) from exc
-
-    async def get_context(
-        self, request: Request | WebSocket, response: Response | WebSocket | None = None
-    ) -> Context:
-        token = bearer_token(request.headers.get("authorization"))
-        player, failure = await self._authenticate(token)
-        return Context(
-            services=self.services,
-            request=request,
-            response=response,
-            guards=self.guards,
-            player=player,
-            token=token if player is not None or failure is not None else None,
-            auth_failure=failure,
-        )
-
-    async def _authenticate(self, token: str | None) -> tuple[Player | None, BaseException | None]:
-        """The token's player; on a database outage, no player and the outage (resolvers
-        that need the caller then answer UNAVAILABLE instead of a bare HTTP 500)."""
-        if not token:
-            return None, None
-        try:
-            return await self.services.auth.authenticate(token), None
-        except OUTAGES as exc:
-            return None, exc
-
-    async def on_ws_connect(self, context: Context) -> UnsetType | dict[str, object] | None:
-        params = context.connection_params or {}
-        raw = params.get("Authorization", params.get("authorization"))
-        if raw is not None:
-            token = bearer_token(raw)
-            player, failure = await self._authenticate(token)
-            if failure is not None:
-                # Accept the connection: its operations answer UNAVAILABLE, not "forbidden",
-                # and check the token again (and register the socket) once they can.
-                context.player, context.token, context.auth_failure = None, token, failure
-                return await super().on_ws_connect(context)
-            if player is None or token is None:
-                raise Rejection(CLOSE_UNAUTHORIZED, "invalid or expired token")
-            context.player, context.token, context.auth_failure = player, token, None
-        elif context.player is None and context.auth_failure is None and _has_bearer(context):
-            # A token on the upgrade request that did not check out.
-            raise Rejection(CLOSE_UNAUTHORIZED, "invalid or expired token")
-        if (
-            context.player is not None
-            and context.token is not None
-            and not await register_socket(
-                self.guards,
-                self.services.auth,
-                context.request,  # type: ignore[arg-type]
-                context.player,
-                context.token,
-            )
-        ):
-            raise Rejection(
-                CLOSE_TOO_MANY,
-                "too many connections for this player"
-                f" (at most {self.guards.connections_per_player})",
-            )
-        return await super().on_ws_connect(context)
-
-    def serve_socket(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[Any]:
-        """A WebSocket on /graphql, as strawberry's `__call__` serves it but with two
-        coroutines less on the stack for the connection's life (SpadesApp awaits the one
-        this returns: an idle socket's memory is largely its coroutines)."""
-        return self.run(WebSocket(scope, receive=receive, send=send))
-
-    async def run(self, request: Any, context: Any = UNSET, root_value: Any = UNSET) -> Any:
-        """Refuse a WebSocket upgrade naming no subprotocol we speak; forget a WebSocket's
-        registration when its connection ends."""
-        if (
-            isinstance(request, WebSocket)
-            and await self.pick_websocket_subprotocol(request) is None
-        ):
-            await refuse_handshake(request, list(request.scope.get("subprotocols") or []))
-            return request
-        try:
-            return await super().run(request, context, root_value)
-        finally:
-            if isinstance(request, WebSocket):
-                self.guards.close(request)
-
-
-def _has_bearer(context: Context) -> bool:
-    """Whether the WebSocket's upgrade request carried a bearer token."""
-    return bearer_token(context.request.headers.get("authorization")) is not None
 
 
 class RedactSecrets(logging.Filter):
@@ -227,10 +64,10 @@ REDACT_SECRETS = RedactSecrets()
 
 
 class SpadesApp(Starlette):
-    """Starlette, with the `/graphql` WebSocket routed past the HTTP middlewares and the
-    router: they only pass a WebSocket through, but starlette's exception middleware
-    wraps its `send` for the connection's life, and the live updates are written
-    straight to uvicorn's protocol (app/api/transport/writer.py).
+    """Starlette; with the fast path on, the `/graphql` WebSocket is routed past the HTTP
+    middlewares and the router: they only pass a WebSocket through, but starlette's
+    exception middleware wraps its `send` for the connection's life, and the live updates
+    are written straight to uvicorn's protocol (app/api/transport/writer.py).
 
     A POST to `/graphql` (every move) goes straight to the middlewares it needs (security
     headers, body limit, CORS) around the GraphQL view, past starlette's error and
@@ -259,6 +96,7 @@ class SpadesApp(Starlette):
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
     """The whole server as an ASGI app."""
     settings = settings or load_settings()
+    fastpath.configure(settings)
     services = services or Services(settings)
     for name in ("uvicorn.access", "uvicorn.error"):
         logging.getLogger(name).addFilter(REDACT_SECRETS)  # once: addFilter dedupes
@@ -343,9 +181,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     )
     app.state.services = services
     app.state.guards = guards
-    app.graphql_socket = graphql.serve_socket
-    # The same three as one layer (app/api/transport/edge.py).
-    app.graphql_post = PostEdge(graphql, settings.max_body_bytes, cors_layer(graphql, settings))
+    if fastpath.enabled():
+        # The fast path's two shortcuts (see SpadesApp): the WebSocket past the
+        # middlewares, and a POST's three middlewares as one layer (transport/edge.py).
+        app.graphql_socket = graphql.serve_socket
+        post = PostEdge(graphql, settings.max_body_bytes, cors_layer(graphql, settings))
+        app.graphql_post = post
     return app
 
 
@@ -357,31 +198,4 @@ def cors_layer(app: ASGIApp, settings: Settings) -> CORSMiddleware:
         allow_methods=["GET", "POST", "OPTIONS"],
         allow_headers=list(settings.cors_allow_headers),
         max_age=600,
-    )
-
-
-def serve(
-    host: str | None = None,
-    port: int | None = None,
-    database_url: str | None = None,
-    workers: int = 1,
-) -> None:
-    """Apply pending migrations, then run the server with uvicorn (flags override the
-    environment). With several workers, the processes share one port."""
-    settings = load_settings().with_overrides(host=host, port=port, database_url=database_url)
-    logging.basicConfig(level=settings.log_level.upper())
-    upgrade(settings.database_url)
-    # Workers read their settings from the environment: pass the flags on through it.
-    os.environ["SPADES_DATABASE_URL"] = settings.database_url
-    uvicorn.run(
-        "app.api.app:create_app",
-        factory=True,
-        host=settings.host,
-        port=settings.port,
-        workers=max(1, workers),
-        log_level=settings.log_level,
-        http=CorkedHttpProtocol,
-        ws=LeanWebSocketProtocol,
-        ws_per_message_deflate=False,
-        ws_max_size=settings.max_ws_message_bytes,
     )

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from graphql import OperationDefinitionNode, parse
 
-import app.api.graphql.resolvers.game as core
+from app.api import fastpath
 from app.api.fastpath.direct import DirectOperation, Replay, compile_direct
 from app.api.graphql.schema import build_schema
 
@@ -97,8 +97,8 @@ async def test_a_value_the_plan_does_not_build_is_completed_by_graphql_core(
     tmp_path: Path, outcomes: Counter[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The move is made once, and the error about its value is graphql-core's."""
-    lazy = core.lazy_game_view
-    monkeypatch.setattr(core, "lazy_game_view", lambda *args: Strange(lazy(*args)))
+    answer = fastpath.move_answer
+    monkeypatch.setattr(fastpath, "move_answer", lambda *args: Strange(answer(*args)))
     async with started(tmp_path) as (client, _app):
         tokens = await players(client)
         fast_table = await seated(client, 47, tokens)

@@ -17,7 +17,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.api.app import SpadesGraphQL, create_app
+from app.api.app import create_app
+from app.api.graphql.view import SpadesGraphQL
 from app.services.rate_limits import RateLimited, Rule
 from app.settings import Settings
 
@@ -52,10 +53,10 @@ class Recorder:
     """Wraps the view's fast path: counts what it answered; `off` sends all the normal way."""
 
     def __init__(self, view: SpadesGraphQL) -> None:
-        self.answer: Callable[[Request], Awaitable[Response | None]] = view.hot_path.answer
+        self.answer: Callable[[Request], Awaitable[Response | None]] = view.shortcut.answer
         self.off = False
         self.answered = 0
-        view.hot_path.answer = self  # type: ignore[method-assign]
+        view.shortcut.answer = self  # type: ignore[method-assign]
 
     async def __call__(self, request: Request) -> Response | None:
         if self.off:

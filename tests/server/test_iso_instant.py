@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.api.graphql.types import iso_instant
+from app.api.graphql.game_view import iso_instant
 
 # From 1970 to the last second of 9999, to the microsecond and beyond.
 EPOCHS = st.floats(min_value=0, max_value=253402300799.0, allow_nan=False)

@@ -16,9 +16,9 @@ from graphql import ExecutionResult, parse
 from graphql.execution.executor import Executor
 
 from app.api.fastpath.plans import Kind, Node, Plan, Subtrees, compile_plan
+from app.api.graphql.game_view import game_view, seat_type
 from app.api.graphql.resolvers.game import GameUpdate
 from app.api.graphql.schema import schema
-from app.api.graphql.types import game_view, seat_type
 from app.rules.game import Game, Phase
 from app.rules.seats import Seat
 from app.rules.simulate import POLICIES, PolicyName

@@ -4,8 +4,8 @@ equals the one built cold, for every viewer, watching or not."""
 
 from __future__ import annotations
 
-from app.api.graphql import types
-from app.api.graphql.types import game_view
+from app.api.graphql import game_view as types
+from app.api.graphql.game_view import game_view
 from app.rules.seats import Seat
 from app.services.tables.snapshot import TableStatus
 from tests.server.test_plans import positions

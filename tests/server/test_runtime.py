@@ -61,7 +61,7 @@ async def test_subscription_events_leave_nothing_in_the_shared_memo() -> None:
 
 GC_PROBE = """
 import gc, weakref
-from app.api.fastpath.patches import YOUNG_THRESHOLD, tame_garbage_collector
+from app.api.gc_tuning import YOUNG_THRESHOLD, tame_garbage_collector
 
 class Node:
     pass

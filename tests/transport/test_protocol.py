@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from app.api.app import serve
+from app.api.serve import serve
 from app.api.transport.uvicorn_http import CorkedHttpProtocol
 from app.api.transport.uvicorn_websocket import Flag, LeanWebSocketProtocol, ReceivedEvents
 from app.api.transport.writer import raw_protocol

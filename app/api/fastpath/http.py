@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol
 
 from graphql import (
     DocumentNode,
@@ -35,13 +35,27 @@ from strawberry.http import process_result
 from strawberry.http.parse_content_type import parse_content_type
 from strawberry.types import ExecutionResult as StrawberryResult
 
+from app.api.documents import OperationConfig
 from app.api.fastpath.direct import DirectOperation, Replay, compile_direct
 from app.api.metrics import REQUESTS, count_errors
-from app.api.operations import OperationConfig
 
-if TYPE_CHECKING:
-    from app.api.app import SpadesGraphQL
-    from app.api.graphql.schema import SpadesSchema
+
+class View(Protocol):
+    """What the fast path uses of the GraphQL view it answers for (strawberry's ASGI view
+    with the server's transport: app/api/graphql/view.py), so that its answers are the
+    view's own: the same context, error processing, response."""
+
+    schema: Any  # strawberry's Schema (its graphql-core schema, process_errors, executor)
+    documents: Any  # persisted and trusted documents (app/api/transport/persisted.py)
+
+    def decode_json(self, data: str | bytes) -> object: ...
+
+    async def get_sub_response(self, request: Request) -> Response: ...
+
+    async def get_context(self, request: Request, response: Response | None = None) -> Any: ...
+
+    def create_response(self, response_data: Any, sub_response: Response) -> Response: ...
+
 
 # Operations that may take the fast path (a subscription never does).
 FAST_OPERATIONS = frozenset({"query", "mutation"})
@@ -65,10 +79,10 @@ class Plan:
 class HotPath:
     """The fast path of one GraphQL view (see the module's docstring)."""
 
-    def __init__(self, view: SpadesGraphQL, config: OperationConfig) -> None:
+    def __init__(self, view: View, config: OperationConfig) -> None:
         self.view = view
         self.config = config
-        self.schema = cast("SpadesSchema", view.schema)
+        self.schema = view.schema
         self._plans: dict[str, Plan | object] = {}
         # The rule set strawberry validates every operation with (the same tuple object
         # as the normal path's, so the document cache's verdict is shared).

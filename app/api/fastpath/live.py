@@ -145,16 +145,15 @@ class LiveSink:
     def __init__(
         self,
         live: LiveOperation,
-        viewer_id: str,
-        build: Callable[[GameMessage], Any],
         operation: OperationDefinitionNode,
         variables: dict[str, Any] | None,
         executor_of: Callable[[], Executor[Any] | None],
     ) -> None:
         self._operation = operation
         self._live = live
-        self._viewer_id = viewer_id
-        self._build = build
+        # Bound once the subscriber is known (`bind`), before its stream starts.
+        self._viewer_id = ""
+        self._build: Callable[[GameMessage], Any] | None = None
         # The executor is built only if the plan cannot answer (most subscriptions never):
         # one per idle subscription would be ~1 KiB of its memory.
         self._executor: Executor[Any] | None = None
@@ -163,6 +162,11 @@ class LiveSink:
         shape = repr(sorted(variables.items())) if variables else ""
         self._plan: Plan | None = _plan_of(operation, shape, executor_of)
         self._key = (id(operation), shape, live.kind, live.id)
+
+    def bind(self, viewer_id: str, build: Callable[[GameMessage], Any]) -> None:
+        """The subscriber (whose seat decides what it sees) and its payload's builder."""
+        self._viewer_id = viewer_id
+        self._build = build
 
     def _executor_when_needed(self) -> Executor[Any] | None:
         executor = self._executor
@@ -201,7 +205,10 @@ class LiveSink:
         return True
 
     def _frame(self, message: GameMessage, seat: Seat | None) -> Frame | None:
-        payload = shared_payload(message, seat, self._build, message)
+        build = self._build
+        if build is None:  # not bound: the subscriber is not known yet
+            return None
+        payload = shared_payload(message, seat, build, message)
         plan = self._plan
         if plan is not None:
             shape = self._key[1]
@@ -229,12 +236,7 @@ class LiveSink:
         return Frame(self._prefix + encoded_data(data) + "}}")
 
 
-def live_sink(
-    info: GraphQLResolveInfo[Any],
-    viewer_id: str,
-    build: Callable[[GameMessage], Any],
-    live: LiveOperation | None,
-) -> LiveSink | None:
+def live_sink(info: GraphQLResolveInfo[Any], live: LiveOperation | None) -> LiveSink | None:
     """The sink of the subscription being resolved, if it runs over a WebSocket that can
     take frames written for it (`live`, LIVE_OPERATION); else None (it streams through
     the normal path)."""
@@ -245,7 +247,7 @@ def live_sink(
     name = info.operation.name.value if info.operation.name else None
     # The pieces, not the resolve info (which holds this execution's own state).
     executor_of = partial(_executor, info.schema, document, info.context, variables, name)
-    return LiveSink(live, viewer_id, build, info.operation, variables, executor_of)
+    return LiveSink(live, info.operation, variables, executor_of)
 
 
 def _executor(

@@ -51,7 +51,7 @@ from graphql.execution.collect_fields import (
 from graphql.execution.executor import Executor
 from graphql.execution.values import VariableValues
 
-from app.api.fastpath.patches import member_names
+from app.api.fastpath.enum_outputs import member_names
 
 _MAX_INT, _MIN_INT = 2**31 - 1, -(2**31)
 _STRAWBERRY_FIELD = "strawberry-definition"  # strawberry's back-reference on a field

@@ -1,4 +1,5 @@
-"""The strawberry schema: the operations of API.md, built once with its caches and limits."""
+"""The strawberry schema: the operations of the contract (docs/api.md), built once with
+its caches and limits."""
 
 from __future__ import annotations
 
@@ -8,25 +9,43 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionContext
 
-from app.api.fastpath.patches import fast_enum_outputs
+from app.api import fastpath
+from app.api.documents import OperationConfig
 from app.api.graphql.errors import INTERNAL_MESSAGE, is_unexpected, log
+from app.api.graphql.extension import operations_extension
 from app.api.graphql.query_limits import limit_rules
+from app.api.graphql.resolvers.accounts import AccountMutation, AccountQuery
 from app.api.graphql.resolvers.chat import ChatMutation, ChatQuery, ChatSubscription
-from app.api.graphql.resolvers.game import CoreMutation, CoreQuery, CoreSubscription
+from app.api.graphql.resolvers.game import GameMutation, GameQuery, GameSubscription
 from app.api.graphql.resolvers.live import LiveMutation, LiveQuery, LiveSubscription
+from app.api.graphql.resolvers.lobby import LobbyMutation, LobbyQuery, LobbySubscription
 from app.api.graphql.resolvers.profiles import ProfileQuery
 from app.api.graphql.resolvers.rematch import RematchMutation
 from app.api.graphql.resolvers.social import SocialMutation, SocialQuery, SocialSubscription
-from app.api.operations import OperationConfig, operations_extension
 from app.api.transport.codes import tag_request_error
 from app.settings import Settings
 
-Query = merge_types("Query", (CoreQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery))
+# Each family of operations in its own module (app/api/graphql/resolvers/), merged in the
+# order of the contract.
+Query = merge_types(
+    "Query",
+    (AccountQuery, LobbyQuery, GameQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery),
+)
 Mutation = merge_types(
-    "Mutation", (CoreMutation, SocialMutation, ChatMutation, RematchMutation, LiveMutation)
+    "Mutation",
+    (
+        AccountMutation,
+        LobbyMutation,
+        GameMutation,
+        SocialMutation,
+        ChatMutation,
+        RematchMutation,
+        LiveMutation,
+    ),
 )
 Subscription = merge_types(
-    "Subscription", (CoreSubscription, SocialSubscription, ChatSubscription, LiveSubscription)
+    "Subscription",
+    (GameSubscription, LobbySubscription, SocialSubscription, ChatSubscription, LiveSubscription),
 )
 
 
@@ -70,7 +89,7 @@ def build_schema(settings: Settings | None = None) -> SpadesSchema:
         extensions=[operations_extension(config)],
     )
     built.operation_config = config
-    fast_enum_outputs(built._schema)
+    fastpath.install(built._schema)
     return built
 
 

@@ -5,16 +5,8 @@ from __future__ import annotations
 import strawberry
 
 from app.api.graphql.enums import TableStatus
-from app.api.graphql.types import (
-    BotLevel,
-    GameView,
-    JoinPolicy,
-    Player,
-    SeatState,
-    Visibility,
-    game_view,
-    seat_states,
-)
+from app.api.graphql.game_view import game_view, seat_states
+from app.api.graphql.types import BotLevel, GameView, JoinPolicy, Player, SeatState, Visibility
 from app.services.lobby.service import relation
 from app.services.social.model import Viewer
 from app.services.tables.access import can_watch

@@ -5,7 +5,7 @@ persisted queries and trusted documents, a body size limit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cross_web import HTTPException
 from starlette.requests import Request
@@ -20,9 +20,6 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from app.api.transport.persisted import Documents, Resolved
-
-if TYPE_CHECKING:
-    from app.api.fastpath.http import HotPath
 from app.api.transport.refusals import (
     GRAPHQL_RESPONSE_JSON,
     JSON,
@@ -76,21 +73,29 @@ def refusal_of(exc: HTTPException) -> Refusal:
     return Refusal(RefusalCode.BAD_REQUEST, exc.reason, status=exc.status_code)
 
 
+class Shortcut(Protocol):
+    """A faster way to answer some requests (the fast path's: app/api/fastpath/http.py)."""
+
+    async def answer(self, request: Request) -> Response | None:
+        """The response to `request`, or None (nothing ran) for the normal path."""
+
+
 class HTTPTransport:
     """The HTTP half of the GraphQL view (mixed into SpadesGraphQL before strawberry's
     view): parsing, refusals, media types, persisted documents."""
 
     documents: Documents
     max_batch: int
-    hot_path: HotPath
+    shortcut: Shortcut | None
 
     async def handle_http(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Answer one HTTP request (by the fast path if it can: app/api/fastpath/http.py);
-        refusals as GraphQL responses."""
+        """Answer one HTTP request (by the shortcut if it can); refusals as GraphQL
+        responses."""
         request = Request(scope=scope, receive=receive)
         media_type = response_media_type(request.headers.get("accept"))
         try:
-            response = await self.hot_path.answer(request)
+            shortcut = self.shortcut
+            response = await shortcut.answer(request) if shortcut is not None else None
             if response is None:
                 response = await self.run(request)  # type: ignore[attr-defined]
         except Refusal as refusal:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.api.transport.close_codes import CLOSE_TOO_SLOW
-from app.api.transport.writer import TOO_SLOW_REASON, SocketWriter, raw_protocol
+from app.api.transport.writer import TOO_SLOW_REASON, SocketWriter
 
 TOO_SLOW = CLOSE_TOO_SLOW
 __all__ = ["TOO_SLOW", "TOO_SLOW_REASON", "GuardedSends"]
@@ -39,9 +39,19 @@ class GuardedSends:
                 socket.send_text,
                 self.websocket.close,
                 timeout,
-                protocol=raw_protocol(getattr(socket, "_send", None)),
+                protocol=self.direct_protocol(),
             )
         return writer
+
+    def direct_protocol(self) -> Any:
+        """The ASGI server's protocol that frames may be written to directly, skipping
+        the ASGI send chain (the fast path's: app/api/fastpath/parking.py); None here."""
+        return None
+
+    def close_writer(self) -> None:
+        """The connection ended: nothing more is written."""
+        if self._writer is not None:
+            self._writer.close()
 
     async def send_message(self, message: Any) -> None:
         """Send after everything written before, closing with 4410 a connection whose

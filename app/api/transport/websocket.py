@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Callable
-from functools import partial
 from typing import Any, cast
 
 from starlette.responses import Response
@@ -17,9 +15,6 @@ from strawberry.exceptions import ConnectionRejectionError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
-)
-from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
-    _OperationStreamClosed as OperationStreamClosed,
 )
 from strawberry.subscriptions.protocols.graphql_transport_ws.types import (
     ConnectionInitMessage,
@@ -41,13 +36,11 @@ from strawberry.subscriptions.protocols.graphql_ws.types import (
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.unset import UnsetType
 
-from app.api.fastpath.live import LIVE_OPERATION, LiveOperation
 from app.api.graphql.context import Context
 from app.api.transport.close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from app.api.transport.persisted import Documents
 from app.api.transport.refusals import Refusal
 from app.api.transport.slow_consumers import GuardedSends
-from app.api.transport.writer import raw_protocol
 from app.rules.errors import ErrorCode
 
 SUBPROTOCOLS = (GRAPHQL_TRANSPORT_WS_PROTOCOL, GRAPHQL_WS_PROTOCOL)
@@ -77,42 +70,6 @@ async def refuse_handshake(socket: WebSocket, offered: list[str]) -> None:
         await socket.send_denial_response(Response(body, status_code=400))
     else:
         await socket.close(code=1002, reason=body[:120])
-
-
-def release_handshake(adapter: Any) -> None:
-    """Once a connection is acknowledged (its token read from the upgrade request or the
-    connection_init), drop what only the handshake needed and the ASGI server and
-    starlette would otherwise keep for the connection's life: the request's headers
-    (scope, starlette's parsed copy) and uvicorn's handshake request and response."""
-    socket = getattr(adapter, "ws", None)
-    if socket is None:
-        return
-    socket.scope["headers"] = []
-    vars(socket).pop("_headers", None)
-    protocol = raw_protocol(getattr(socket, "_send", None))
-    if protocol is not None and protocol.handshake_complete:
-        # The websockets parser's generator keeps the request in its frame for the
-        # connection's life: only its headers can be let go of.
-        for message in (protocol.request, protocol.response):
-            headers = getattr(message, "headers", None)
-            if headers is not None:
-                headers.clear()
-        protocol.request = protocol.response = None
-
-
-_PARKED: dict[asyncio.AbstractEventLoop, asyncio.Future[None]] = {}
-
-
-def parked_task() -> Any:
-    """What a parked operation's handler keeps as its task (to cancel, to await): one
-    finished future per event loop, not the finished task, which would keep its
-    coroutine and context for as long as the operation stays parked."""
-    loop = asyncio.get_running_loop()
-    done = _PARKED.get(loop)
-    if done is None:
-        done = _PARKED[loop] = loop.create_future()
-        done.set_result(None)
-    return done
 
 
 def _documents(handler: Any) -> Documents:
@@ -206,57 +163,16 @@ def _ack(ack: object) -> Any:
     return {"type": "connection_ack", "payload": ack}
 
 
-class LiveOperations(GuardedSends):
-    """Mixin for both protocol handlers: each operation's task knows its LiveOperation
-    (app/api/fastpath/live.py), through which a table's feed writes its live updates; an operation
-    that completes, is stopped, or whose connection ends gets nothing more written."""
+class Acknowledged:
+    """Mixin for both protocol handlers: a hook once a connection is acknowledged."""
 
-    _live_operations: dict[str, LiveOperation] | None = None
-
-    def start_live(
-        self, operation_id: str, kind: str, restart: Callable[[], None] | None = None
-    ) -> LiveOperation:
-        """Register the operation running in the current task as able to take frames (the
-        one already registered if this run resumes it: app/api/fastpath/live.py); `restart` runs
-        it again once parked."""
-        operations = self._live_operations
-        if operations is None:
-            operations = self._live_operations = {}
-        live = operations.get(operation_id)
-        if live is None or live.parked is None:
-            live = operations[operation_id] = LiveOperation(self.writer, operation_id, kind)
-        live.restart = restart
-        live.runs += 1
-        LIVE_OPERATION.set(live)
-        return live
-
-    def end_live(self, operation_id: str, live: LiveOperation | None = None) -> None:
-        """Nothing more is written for the operation (`live`: only if still that one), and
-        what it held while parked is let go."""
-        operations = self._live_operations
-        current = operations.get(operation_id) if operations else None
-        if current is not None and (live is None or current is live):
-            del operations[operation_id]  # type: ignore[union-attr]
-            current.release()
-        elif live is not None:
-            live.release()
-
-    def is_parked(self, operation_id: str) -> bool:
-        """Whether the operation waits with no task (app/api/fastpath/live.py)."""
-        live = (self._live_operations or {}).get(operation_id)
-        return live is not None and live.parked is not None
-
-    def end_all_live(self) -> None:
-        """The connection ended: no operation takes frames any more."""
-        operations, self._live_operations = self._live_operations or {}, None
-        for live in operations.values():
-            live.release()
-        if self._writer is not None:
-            self._writer.close()
+    def handshake_done(self) -> None:
+        """The connection is acknowledged (the fast path lets go of what only the
+        handshake needed: app/api/fastpath/parking.py); nothing to do here."""
 
 
 class CheckedTransportWSHandler(
-    ClosesWhenLimited, LiveOperations, BaseGraphQLTransportWSHandler[Context, None]
+    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLTransportWSHandler[Context, None]
 ):
     """graphql-transport-ws that checks each message's shape first (strawberry indexes into
     messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
@@ -303,7 +219,7 @@ class CheckedTransportWSHandler(
             return
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
-        release_handshake(self.websocket)
+        self.handshake_done()
         self.context.connection_params = None  # read by on_ws_connect only
 
     async def handle_subscribe(self, message: SubscribeMessage) -> None:
@@ -325,45 +241,11 @@ class CheckedTransportWSHandler(
             payload["query"] = sys.intern(cast(str, resolved.query))
         await super().handle_subscribe(message)
 
-    async def run_operation(self, operation: Any) -> None:
-        live = self.start_live(operation.id, "next", partial(self._restart, operation))
-        run = live.runs
-        try:
-            await super().run_operation(operation)
-        finally:
-            # Parked, or already run again: that run ends it.
-            if live.parked_by(run):
-                if operation.task is asyncio.current_task():
-                    operation.task = parked_task()
-            elif live.runs == run:
-                self.end_live(operation.id, live)
-
-    async def _send_result_stream(self, operation: Any, result_source: Any) -> None:
-        await super()._send_result_stream(operation, result_source)
-        live = LIVE_OPERATION.get()
-        if live is not None and live.parked_by(live.runs):
-            # Its stream returned to park, not to end: no `complete`, and the operation
-            # stays registered (strawberry's way out of run_operation without either).
-            raise OperationStreamClosed
-
-    def _restart(self, operation: Any) -> None:
-        """Run a parked operation again, as its own task, as handle_subscribe did."""
-        current = self.operations.get(operation.id)
-        if current is None or current is not operation:
-            return
-        task = current.task = asyncio.create_task(self.run_operation(operation))
-        task.add_done_callback(self._task_done)
-
-    async def cleanup_operation(self, operation_id: str) -> None:
-        if operation_id in self.operations:
-            self.end_live(operation_id)
-        await super().cleanup_operation(operation_id)
-
     async def shutdown(self) -> None:
         try:
             await super().shutdown()
         finally:
-            self.end_all_live()
+            self.close_writer()
 
 
 def _legacy_problem(message: object) -> str | None:
@@ -374,7 +256,9 @@ def _legacy_problem(message: object) -> str | None:
     return _operation_problem(cast(dict[str, Any], message).get("payload"))
 
 
-class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Context, None]):
+class LegacyWSHandler(
+    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Context, None]
+):
     """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
     error/complete/stop, connection_terminate) on strawberry's handler, with the same
     guards as graphql-transport-ws: message shapes checked, a refused connection_init
@@ -438,7 +322,7 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
             return
         await self.send_message(_ack(ack))
         self.connection_acknowledged = True
-        release_handshake(self.websocket)
+        self.handshake_done()
         self.context.connection_params = None  # read by on_ws_connect only
         if self.keep_alive:
             self.keep_alive_task = asyncio.create_task(self.handle_keep_alive())
@@ -473,9 +357,7 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
         `schema.subscribe`, which refuses any but a subscription (and our error masking
         then answered "Internal server error"), so this runs them through
         `schema.stream`, which dispatches on the operation's type."""
-        restart = partial(self._restart, operation_id, query, operation_name, variables)
-        live = self.start_live(operation_id, "data", restart)
-        run = live.runs
+        run = self.operation_begins(operation_id, query, operation_name, variables)
         try:
             source = await self.schema.stream(
                 query,
@@ -494,45 +376,39 @@ class LegacyWSHandler(ClosesWhenLimited, LiveOperations, BaseGraphQLWSHandler[Co
                     return
                 await self.send_data_message(result, operation_id)
                 first = False
-            if not live.parked_by(run):
+            if not self.operation_parked(run):
                 await self.send_message(CompleteMessage(type="complete", id=operation_id))
         except asyncio.CancelledError:
             await self.send_message(CompleteMessage(type="complete", id=operation_id))
         finally:
             self.subscriptions.pop(operation_id, None)
-            # Parked: it stays registered (its finished task counts towards the limit
-            # and is what `stop` finds), and its `complete` comes when it ends.
-            if live.parked_by(run):
-                if self.tasks.get(operation_id) is asyncio.current_task():
-                    self.tasks[operation_id] = parked_task()
-            elif live.runs == run:
-                self.end_live(operation_id, live)
-                self.tasks.pop(operation_id, None)
+            self.operation_ends(operation_id, run)
 
-    def _restart(
+    def operation_begins(
         self,
         operation_id: str,
         query: str,
         operation_name: str | None,
         variables: dict[str, object] | None,
-    ) -> None:
-        """Run a parked operation again, as its own task, as handle_start did."""
-        results = self.handle_async_results(operation_id, query, operation_name, variables)
-        self.tasks[operation_id] = asyncio.create_task(results)
+    ) -> Any:
+        """An operation's run starts (the fast path registers it: app/api/fastpath/parking.py);
+        what it returns is the run's token."""
+        return None
 
-    async def cleanup_operation(self, operation_id: str) -> None:
-        parked = self.is_parked(operation_id)
-        self.end_live(operation_id)
-        await super().cleanup_operation(operation_id)
-        if parked:  # no task was left to answer the `stop`
-            await self.send_message(CompleteMessage(type="complete", id=operation_id))
+    def operation_parked(self, run: Any) -> bool:
+        """Whether the run ended by parking, not by completing (never here)."""
+        return False
+
+    def operation_ends(self, operation_id: str, run: Any) -> None:
+        """The run is over: the operation no longer counts."""
+        self.tasks.pop(operation_id, None)
 
     async def cleanup(self) -> None:
         try:
             with contextlib.suppress(Exception):
                 await super().cleanup()
         finally:
-            self.end_all_live()
+            self.close_writer()
 
 
 def _legacy_error(operation_id: str, result: object) -> ErrorMessage:

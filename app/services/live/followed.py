@@ -19,7 +19,7 @@ both open, check and catch up through `GameUpdates`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from app.broker.base import RESYNC
@@ -60,6 +60,29 @@ class FollowedStream:
     def viewer(self) -> Viewer:
         """The subscriber, as last loaded."""
         return self.follower.viewer
+
+    async def follow(self, since: int | None) -> AsyncIterator[GameMessage]:
+        """The subscription's stream: its start, then its live phase, placing the
+        subscriber (presence) as it goes; it returns early when it parks, and `resume`
+        takes it on."""
+        async for message in self._placed(self.start(since)):
+            yield message
+
+    async def resume(self) -> AsyncIterator[GameMessage]:
+        """The live phase of a parked stream, woken by its sink."""
+        self.parked = False
+        async for message in self._placed(self.live()):
+            yield message
+
+    async def _placed(
+        self, updates: AsyncGenerator[GameMessage, None]
+    ) -> AsyncIterator[GameMessage]:
+        try:
+            async for message in self.count.placed(updates):
+                yield message
+        finally:
+            if not self.parked:
+                self.close()
 
     async def start(self, since: int | None) -> AsyncGenerator[GameMessage, None]:
         """A SNAPSHOT or the updates after `since`, then the live phase."""

@@ -3,7 +3,7 @@ lobby, notices."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 from app.broker.base import RESYNC, Broker
@@ -62,12 +62,12 @@ class Streams:
         as connected to the table (presence) while they are one of its players. With a
         `sink`, its live phase follows the table's feed (the updates the sink writes are
         not yielded: app/services/live/table_feeds.py) and may park
-        (app/services/live/followed.py): the stream then returns early, and `resume`
+        (app/services/live/followed.py): the stream then returns early, and its `resume`
         takes it on when the sink is woken."""
         count = PresenceCount(self.presence, table_id, viewer.id)
         if sink is not None:
             stream = FollowedStream(self.updates, self.feeds, viewer, table_id, sink, count)
-            async for message in self._followed(stream, stream.start(since)):
+            async for message in stream.follow(since):
                 yield message
             return
         try:
@@ -76,22 +76,6 @@ class Streams:
                 yield message
         finally:
             count.leave()
-
-    async def resume(self, stream: FollowedStream) -> AsyncIterator[GameMessage]:
-        """The live phase of a parked followed stream, woken by its sink."""
-        stream.parked = False
-        async for message in self._followed(stream, stream.live()):
-            yield message
-
-    async def _followed(
-        self, stream: FollowedStream, updates: AsyncGenerator[GameMessage, None]
-    ) -> AsyncIterator[GameMessage]:
-        try:
-            async for message in stream.count.placed(updates):
-                yield message
-        finally:
-            if not stream.parked:
-                stream.close()
 
     async def seat_presence(self, viewer: Viewer, table_id: str) -> list[SeatPresence]:
         """The four seats' presence, for whoever may see the table's game."""

@@ -10,8 +10,8 @@ from strawberry.types import Info
 
 from app.api.graphql.context import Context, require_viewer, services_of, subscription_slot
 from app.api.graphql.errors import translate_errors
-from app.api.graphql.resolvers.game import player_type
-from app.api.graphql.types import Player, iso_instant
+from app.api.graphql.game_view import iso_instant, player_type
+from app.api.graphql.types import Player
 from app.api.metrics import SUBSCRIPTIONS
 from app.services.chat import model as chat
 

@@ -10,8 +10,9 @@ from strawberry.types import Info
 
 from app.api.graphql.context import Context, require_viewer, services_of, subscription_slot
 from app.api.graphql.errors import translate_errors
+from app.api.graphql.game_view import iso_instant, seat_type
 from app.api.graphql.table_types import Table
-from app.api.graphql.types import Seat, iso_instant, seat_type
+from app.api.graphql.types import Seat
 from app.api.metrics import SUBSCRIPTIONS
 from app.services.live.presence import SeatPresence as ServicePresence
 

@@ -10,7 +10,7 @@ from strawberry.types import Info
 from app.api.graphql.context import Context, require_viewer, services_of, subscription_slot
 from app.api.graphql.enums import NotificationEvent
 from app.api.graphql.errors import translate_errors
-from app.api.graphql.resolvers.game import player_type
+from app.api.graphql.game_view import player_type
 from app.api.graphql.table_types import Table
 from app.api.graphql.types import BotLevel, JoinPolicy, Player, Visibility
 from app.api.metrics import SUBSCRIPTIONS

@@ -1,0 +1,39 @@
+"""`spades serve`: pending migrations applied, then uvicorn."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import uvicorn
+
+from app.api import fastpath
+from app.settings import load_settings
+from app.store.migrate import upgrade
+
+
+def serve(
+    host: str | None = None,
+    port: int | None = None,
+    database_url: str | None = None,
+    workers: int = 1,
+) -> None:
+    """Apply pending migrations, then run the server with uvicorn (flags override the
+    environment). With several workers, the processes share one port."""
+    settings = load_settings().with_overrides(host=host, port=port, database_url=database_url)
+    logging.basicConfig(level=settings.log_level.upper())
+    fastpath.configure(settings)
+    upgrade(settings.database_url)
+    # Workers read their settings from the environment: pass the flags on through it.
+    os.environ["SPADES_DATABASE_URL"] = settings.database_url
+    uvicorn.run(
+        "app.api.app:create_app",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=max(1, workers),
+        log_level=settings.log_level,
+        **fastpath.uvicorn_protocols(),
+        ws_per_message_deflate=False,
+        ws_max_size=settings.max_ws_message_bytes,
+    )
