@@ -107,9 +107,9 @@ class Settings:
     trusted_documents: str | None = None
     # A WebSocket that sends no connection_init this long is closed (4408), either protocol.
     ws_init_timeout_seconds: int = 60
-    # How long after GAME_OVER the seated humans may ask for a rematch (RULES.md: 5 min).
+    # How long after GAME_OVER the seated humans may ask for a rematch (docs/rules.md: 5 min).
     rematch_seconds: int = 300
-    # Live tables (RULES.md). The timings are settings so tests can shorten them.
+    # Live tables (docs/rules.md). The timings are settings so tests can shorten them.
     reconnect_seconds: float = 60.0  # disconnected this long mid-game: a bot takes the seat
     presence_grace_seconds: float = 3.5  # a resubscription within this shows no change
     presence_heartbeat_seconds: float = 5.0  # Redis: how often a process says it is alive

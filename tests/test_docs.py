@@ -8,6 +8,7 @@ serves."""
 from __future__ import annotations
 
 import re
+import subprocess
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -278,3 +279,52 @@ def test_an_excerpt_that_drifts_is_caught(schema: GraphQLSchema) -> None:
         "CreateTableInput.turnSeconds",
         "Query.chat(last)",
     ]
+
+
+# ------------------------------------------------------------------ the whole repository
+
+# Committed files another project wrote (vendored) or a tool generated.
+VENDORED = (
+    "app/api/static/",
+    "uv.lock",
+    "web/package-lock.json",
+    "tests/clients/package-lock.json",
+)
+MACHINE = re.compile(
+    r"\.\./shared\b|\bshared/(?:RULES|API|RECORD|STACK-NOTES)\.md|(?<![\w.])/work/"
+)
+
+
+def tracked_text_files() -> list[Path]:
+    """Every committed text file of ours (vendored and generated files left out)."""
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    files = []
+    for name in listed:
+        path = ROOT / name
+        if name.startswith(VENDORED) or path == Path(__file__) or not path.is_file():
+            continue
+        try:
+            path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # a picture, a binary
+            continue
+        files.append(path)
+    return files
+
+
+def test_no_committed_file_names_a_place_outside_the_repository() -> None:
+    offending = [
+        f"{rel(path)}:{number}"
+        for path in tracked_text_files()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if MACHINE.search(line)
+    ]
+    assert offending == []
+
+
+def test_the_repository_check_catches_a_spec_path_and_a_machine_path() -> None:
+    assert MACHINE.search("# see " + "/".join(["..", "shared", "RULES.md"]))
+    assert MACHINE.search("open(" + "/".join(["", "work", "shared", "API.md"]) + ")")
+    assert not MACHINE.search("docs/rules.md, /usr/bin/chromium, ./shared_views.py")
+    assert len(tracked_text_files()) > 100

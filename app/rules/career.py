@@ -1,4 +1,4 @@
-"""What one finished game adds to each human's career (RULES.md "Ratings and career
+"""What one finished game adds to each human's career (docs/rules.md "Ratings and career
 statistics"): pure, from the game state and, when seats changed hands, its moves.
 
 Who sat where in each hand decides what counts for whom:

@@ -1,4 +1,4 @@
-"""Bot levels: how strong a bot plays (RULES.md, "Bot levels")."""
+"""Bot levels: how strong a bot plays (docs/rules.md, "Bot levels")."""
 
 from __future__ import annotations
 

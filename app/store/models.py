@@ -187,7 +187,7 @@ class SpectatorRow(SQLModel, table=True):
     """A spectator of a table: a player who watched it (`watchTable`), or, when `kept`,
     one who watched the table it is the rematch of (or kept that access there) and so
     keeps a spectator's access to this one: they see and watch it as a spectator link's
-    holder does (RULES.md, Rematch), whatever its visibility and host."""
+    holder does (docs/rules.md, Rematch), whatever its visibility and host."""
 
     __tablename__ = "spectators"
 

@@ -11,6 +11,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Coroutine
 from pathlib import Path
@@ -36,6 +37,11 @@ from .servers import (
 )
 
 T = TypeVar("T")
+
+
+def _scratch(name: str) -> str:
+    """A path for a probe's output in the system's temporary directory."""
+    return str(Path(tempfile.gettempdir()) / name)
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 MAX_PROCESSES = 16
 SETUP_BUDGET = 300.0  # plus 0.5 s per table: the hard deadline of the whole run
@@ -247,10 +253,11 @@ def main(argv: list[str] | None = None) -> int:
                 env = dict(extra_env)
                 command = None
                 if args.count_calls:
-                    env["SPADES_CALLPROBE_OUT"] = f"/tmp/spades-calls-{secrets.token_hex(6)}.txt"
+                    calls = _scratch(f"spades-calls-{secrets.token_hex(6)}.txt")
+                    env["SPADES_CALLPROBE_OUT"] = calls
                     command = counting_command(build)
                 elif args.stall_probe is not None:
-                    stalls = f"/tmp/spades-stalls-{secrets.token_hex(6)}.jsonl"
+                    stalls = _scratch(f"spades-stalls-{secrets.token_hex(6)}.jsonl")
                     env["SPADES_STALLPROBE_OUT"] = stalls
                     env["SPADES_STALLPROBE_MS"] = str(args.stall_probe)
                     command = stall_probe_command(build)

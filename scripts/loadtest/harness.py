@@ -46,7 +46,7 @@ LOBBY_UPDATES = "subscription { lobbyUpdates { event tableId } }"
 LOBBY_ID = "lobby"
 
 HTTP_TIMEOUT = 15.0
-LONGEST_TURN_SECONDS = 300  # RULES.md: 5..300 on a public table
+LONGEST_TURN_SECONDS = 300  # docs/rules.md: 5..300 on a public table
 WS_STEP_TIMEOUT = 30.0
 SETUP_TIMEOUT_PER_TABLE = 180.0  # a crowded shared machine can be 5-10x slow
 

@@ -68,7 +68,7 @@ def finished_game(seed: int) -> Game:
 
 
 def rulebook_legal(hand: Sequence[Card], led: Suit | None, first: bool, broken: bool) -> set[Card]:
-    """The legal cards as RULES.md words them."""
+    """The legal cards as docs/rules.md words them."""
     non_spades = [c for c in hand if c.suit is not Suit.SPADES]
     if led is None:
         if (first or not broken) and non_spades:
@@ -114,7 +114,7 @@ def rulebook_points(
 
 
 def rulebook_refusal(game: Game, move: Move) -> ErrorCode | None:
-    """The code API.md's validation order gives `move`, or None when it is legal."""
+    """The code docs/api.md's validation order gives `move`, or None when it is legal."""
     phase, hand = game.phase, game.hand
     if isinstance(move, ReplacePlayer):
         if phase is Phase.GAME_OVER:

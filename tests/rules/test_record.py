@@ -131,7 +131,7 @@ def check_bid(value: object) -> None:
 
 
 def check_record_shape(record: Record, *, seeded: bool, over: bool = True) -> None:
-    """Everything RECORD.md says about a record's shape, checked independently of the engine."""
+    """Everything docs/record.md says about a record's shape, checked apart from the engine."""
     expected_keys = [
         k for k in RECORD_KEYS if (k != "seed" or seeded) and (k not in RECORD_KEYS[4:] or over)
     ]

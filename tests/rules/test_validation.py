@@ -1,4 +1,4 @@
-"""Validation order of API.md, and refused moves changing nothing."""
+"""Validation order of docs/api.md, and refused moves changing nothing."""
 
 from __future__ import annotations
 

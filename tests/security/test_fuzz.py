@@ -73,7 +73,7 @@ CODES = {
     "TABLE_FULL",
     "CONFLICT",
     "RATE_LIMITED",
-    # Refusals before execution (API.md, "Transport").
+    # Refusals before execution (docs/api.md, "Transport").
     *(code.value for code in RefusalCode),
 }
 FORBIDDEN_TEXT = ("Internal server error", "Traceback", "Internal Server Error")

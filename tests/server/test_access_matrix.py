@@ -1,7 +1,7 @@
-"""Who may see, sit at, watch and follow each kind of table (RULES.md, Table access).
+"""Who may see, sit at, watch and follow each kind of table (docs/rules.md, Table access).
 
 One table per (visibility, join policy) pair, one player per relation to its host,
-every action: the outcome of each cell is derived from RULES.md by `expected_outcome`
+every action: the outcome of each cell is derived from docs/rules.md by `expected_outcome`
 below, never from the server's own access code.
 """
 
@@ -55,7 +55,7 @@ BOT_SEAT = "WEST"
 
 
 def expected_outcome(config: Config, relation: str, action: str) -> str:
-    """ "OK" or the error code RULES.md calls for. For `lobby` and `lobby_updates`, NOT_FOUND
+    """ "OK" or the error code docs/rules.md calls for. For `lobby` and `lobby_updates`, NOT_FOUND
     means the table is not listed / its updates do not arrive."""
     visibility, policy, spectating = config
     # "Seated players, invited players and holders of a join or spectator link can always
@@ -76,7 +76,7 @@ def expected_outcome(config: Config, relation: str, action: str) -> str:
     if action == "watch":
         # "When on, anyone who can see the table may watch it ... When off, nobody watches."
         return OK if spectating else "FORBIDDEN"
-    # Sitting. RULES.md does not say a block keeps one from sitting; the server refuses a
+    # Sitting. docs/rules.md does not say a block keeps one from sitting; the server refuses a
     # seat to a player blocked either way by the host, and this test pins that choice.
     if relation == "blocked":
         return "FORBIDDEN"

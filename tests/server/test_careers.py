@@ -1,5 +1,5 @@
-"""Career statistics, ratings and profiles (RULES.md "Ratings and career statistics",
-API.md "Ratings, profiles and history"), through the real server."""
+"""Career statistics, ratings and profiles (docs/rules.md "Ratings and career statistics",
+docs/api.md "Ratings, profiles and history"), through the real server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table chat (RULES.md, Table chat) on a real server over real WebSockets: who reads and
+"""Table chat (docs/rules.md, Table chat) on a real server over real WebSockets: who reads and
 writes each channel before and after GAME_OVER, blocks in both directions, the text and
 rate rules, and the last 100 messages of a channel kept across a restart."""
 

@@ -1,5 +1,5 @@
 """Live lobby routing: tables appear in and disappear from each subscriber's lobbyUpdates
-as visibility, friendships and blocks change (RULES.md, Table access); join policy
+as visibility, friendships and blocks change (docs/rules.md, Table access); join policy
 following visibility; lobby filters."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ async def fresh(server: LiveServer) -> Social:
 
 
 def sees(visibility: str, is_friend: bool) -> bool:
-    """Whether a player with no seat, invitation or link sees a table (RULES.md)."""
+    """Whether a player with no seat, invitation or link sees a table (docs/rules.md)."""
     return visibility == "PUBLIC" or (visibility == "FRIENDS_ONLY" and is_friend)
 
 

@@ -1,4 +1,4 @@
-"""Presence (RULES.md, "Live tables"): a seated human is connected while a gameUpdates
+"""Presence (docs/rules.md, "Live tables"): a seated human is connected while a gameUpdates
 subscription of theirs is live; the others see a disconnection within 5 s, a reload
 within 3 s not at all, a reconnection at once. Disconnected past the reconnect window
 mid-game, a bot takes the seat; a waiting table nobody human is connected to closes.

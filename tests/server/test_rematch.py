@@ -1,4 +1,4 @@
-"""Rematch (RULES.md, Rematch) on a real server: every seated human asks after GAME_OVER,
+"""Rematch (docs/rules.md, Rematch) on a real server: every seated human asks after GAME_OVER,
 bots agree, and one new table opens with the same options, occupants, seats and host,
 its game started; the old table's last change names it, and the old table's spectators
 and link holders follow it there."""

@@ -99,7 +99,7 @@ def test_core_enums_have_exactly_the_contract_values(
             assert list(served.values) == [v.name.value for v in node.values or ()], node.name.value
 
 
-# API.md, "Live tables, rematch and chat": these core fields became enums (same JSON).
+# docs/api.md, "Live tables, rematch and chat": these core fields became enums (same JSON).
 RETYPED = {
     "GameUpdate.event": "GameEvent!",
     "LobbyUpdate.event": "LobbyEvent!",
@@ -111,7 +111,7 @@ LIVE_ENUMS = {
     "BotLevel": ["BASIC", "STANDARD", "EXPERT"],
     "LobbyEvent": ["TABLE_CREATED", "TABLE_UPDATED", "TABLE_REMOVED"],
 }
-# The game changes API.md names; the server may name more (new kinds of change).
+# The game changes docs/api.md names; the server may name more (new kinds of change).
 CONTRACT_GAME_EVENTS = [
     "SNAPSHOT",
     "SEAT_TAKEN",
@@ -209,7 +209,7 @@ def test_core_input_types_have_every_contract_field_and_default(
                 )
 
 
-# Object types that are values, not things (API.md: "every object type that stands for
+# Object types that are values, not things (docs/api.md: "every object type that stands for
 # one thing has `id: ID!`"): a part of their parent, an event, a page's plumbing, a root.
 VALUE_TYPES = {
     "AuthPayload", "Bid", "Card", "GameSummaryConnection", "GameSummaryEdge", "GameUpdate",

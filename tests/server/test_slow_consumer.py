@@ -1,7 +1,7 @@
 """A client that stops reading its WebSocket neither delays the other subscribers nor
 makes the server hold its updates without bound: once a send to it waits longer than the
 send timeout, the server closes it with 4410 ("too slow: reconnect and resubscribe with
-since", API.md)."""
+since", docs/api.md)."""
 
 from __future__ import annotations
 

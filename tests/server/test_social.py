@@ -1,5 +1,5 @@
 """Friends, blocks, invitations, links, notifications and host powers, end to end
-(RULES.md, Table access; API.md, Social and table access)."""
+(docs/rules.md, Table access; docs/api.md, Social and table access)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A spectator's complete gameUpdates stream of a whole game never holds an unplayed
-card (RULES.md, Table access: "Spectators never see any unplayed card")."""
+card (docs/rules.md, Table access: "Spectators never see any unplayed card")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Turn clocks (RULES.md, "Live tables"): the deadline in the view, the timeout and the
+"""Turn clocks (docs/rules.md, "Live tables"): the deadline in the view, the timeout and the
 move made for the seat, replacement after two timeouts, reclaiming, races, replay.
 
 The server here runs turns at a fifth of their length (SPADES_TURN_CLOCK_SCALE), so a
@@ -384,7 +384,7 @@ async def test_reclaiming_after_game_over_is_the_wrong_phase(server: LiveServer)
     async with hosting_bots(host, seed=9, turnSeconds=5) as (table_id, updates):
         await updates.until(lambda u: u["event"] == "GAME_OVER", timeout=120)
     assert await refusal_code(host, RECLAIM, t=table_id) == "WRONG_PHASE"
-    # The record shows the seat changing hands in the hand it happened (RECORD.md).
+    # The record shows the seat changing hands in the hand it happened (docs/record.md).
     record = (await host.call(RECORD, t=table_id))["gameRecord"]
     assert record["players"]["NORTH"] == host.player_id
     changed = [hand for hand in record["hands"] if "players" in hand]

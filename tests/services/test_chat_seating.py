@@ -1,4 +1,4 @@
-"""Who counts as seated for table chat (RULES.md, Table chat): an away player, whose seat
+"""Who counts as seated for table chat (docs/rules.md, Table chat): an away player, whose seat
 a bot holds until they reclaim it, is still a player of the table."""
 
 from __future__ import annotations

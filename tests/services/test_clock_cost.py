@@ -1,4 +1,4 @@
-"""Turn clocks cost neither a task nor a database query per table per second (issue 11):
+"""Turn clocks cost neither a task nor a database query per table per second:
 one heap of deadlines and one timer task per process, and one indexed query a second for
 overdue ones, whatever the number of timed tables. Counted on the service layer over a
 real SQLite file (the figures for 10,000 tables come from scripts/bench_clocks.py)."""

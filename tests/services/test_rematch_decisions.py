@@ -1,4 +1,4 @@
-"""The rematch decision on table snapshots (RULES.md, Rematch): who may ask, when, what
+"""The rematch decision on table snapshots (docs/rules.md, Rematch): who may ask, when, what
 the requests change, and the table the last one opens."""
 
 from __future__ import annotations

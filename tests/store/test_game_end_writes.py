@@ -1,4 +1,4 @@
-"""A game's end through the one-trip move writers (RULES.md "Ratings and career
+"""A game's end through the one-trip move writers (docs/rules.md "Ratings and career
 statistics"): the final move and its careers (claim, statistics, summaries, ratings and
 their history) in one transaction, on a real SQLite file and a real PostgreSQL
 database: once, whichever of two processes makes the move, with ratings read again

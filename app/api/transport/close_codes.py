@@ -1,4 +1,4 @@
-"""The WebSocket close codes of the contract (API.md, "Transport"); the close reason says
+"""The WebSocket close codes of the contract (docs/api.md, "Transport"); the close reason says
 which limit or check it was."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ nor make the server hold its updates without bound.
 Every message of a connection goes through its SocketWriter (app/api/transport/writer.py):
 a bounded outbox, and a send that cannot complete within the send timeout means the
 client stopped reading. The connection is then closed with 4410, which tells the client
-to reconnect and resubscribe with `since` (API.md), and nothing more is sent to it. A
+to reconnect and resubscribe with `since` (docs/api.md), and nothing more is sent to it. A
 table's live updates (app/services/live/table_feeds.py) are written to the same writer, after
 whatever the connection sent before."""
 

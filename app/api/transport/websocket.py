@@ -93,7 +93,7 @@ def _errors_of(message: Any) -> list[Any]:
 
 def limit_reason(message: Any) -> str | None:
     """The close reason if an outgoing message refuses an operation for a limit (too many
-    subscriptions, a rate limit): the socket is closed with 4429 instead (API.md)."""
+    subscriptions, a rate limit): the socket is closed with 4429 instead (docs/api.md)."""
     for error in _errors_of(message):
         extensions = error.get("extensions") if isinstance(error, dict) else None
         if isinstance(extensions, dict) and extensions.get("code") == ErrorCode.RATE_LIMITED:
@@ -107,7 +107,7 @@ def limit_reason(message: Any) -> str | None:
 
 class ClosesWhenLimited:
     """Mixin for both protocol handlers: an operation refused for a limit closes the
-    socket with 4429 and a reason naming the limit, not an error message (API.md); after
+    socket with 4429 and a reason naming the limit, not an error message (docs/api.md); after
     that nothing more is sent."""
 
     websocket: Any

@@ -4,7 +4,7 @@ connection's SocketWriter, in the order written.
 
 A frame is written at once while the socket takes it; otherwise it waits in a bounded
 outbox that one drain empties. A client that stops reading is closed with 4410 ("too
-slow: reconnect and resubscribe with since", API.md) when a frame has waited longer than
+slow: reconnect and resubscribe with since", docs/api.md) when a frame has waited longer than
 the send timeout or the outbox overflows; nothing more is sent to it, and nobody else
 waits for it.
 

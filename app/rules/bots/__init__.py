@@ -1,4 +1,4 @@
-"""Bots: the policies that decide a seat's move, by level (RULES.md, "Bots", "Bot levels").
+"""Bots: the policies that decide a seat's move, by level (docs/rules.md, "Bots", "Bot levels").
 
 `decide(level, knowledge, rng)` is the one entry point of the leveled bots; each
 level reads only the seat's `SeatKnowledge`. `basic_move` (the rulebook's

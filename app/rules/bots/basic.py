@@ -57,7 +57,7 @@ def pass_for(held: Sequence[Card], bid: Bid | None) -> tuple[Card, Card]:
 
 
 def basic_move(game: Game, seat: Seat, rng: random.Random) -> Move:
-    """The reference bot of RULES.md. Never bids NIL or BLIND_NIL."""
+    """The reference bot of docs/rules.md. Never bids NIL or BLIND_NIL."""
     if game.phase is _BIDDING:
         if game.hand.withheld[seat]:
             return RevealHand(seat)

@@ -26,7 +26,7 @@ from app.store.table_rows import usernames
 
 @dataclass(frozen=True, slots=True)
 class CareerStats:
-    """A player's career statistics (RULES.md definitions)."""
+    """A player's career statistics (docs/rules.md definitions)."""
 
     games: int = 0
     wins: int = 0

@@ -1,4 +1,4 @@
-"""The chat rule "at most 5 accepted messages per 10 s per player" (RULES.md, Table chat).
+"""The chat rule "at most 5 accepted messages per 10 s per player" (docs/rules.md, Table chat).
 
 This is a rule of chat, not an abuse limit: it holds with SPADES_RATE_LIMITS=off. It is a
 sliding window over the messages actually accepted: a message is counted only once it

@@ -1,6 +1,6 @@
 """Table chat: sending, history and the live stream, each filtered for its reader.
 
-Who reads and writes which channel (RULES.md, Table chat): PLAYERS is written by seated
+Who reads and writes which channel (docs/rules.md, Table chat): PLAYERS is written by seated
 players and read by seated players and spectators; SPECTATORS is written and read by
 spectators, and read by seated players only once the game is over (before that they get
 an empty history and no live messages, so nobody can tell a player about cards). Anyone

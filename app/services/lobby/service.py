@@ -405,7 +405,7 @@ def _apply_options(table: TableSnapshot, options: TableOptions) -> TableSnapshot
 
 
 def check_turn_seconds(seconds: int, visibility: Visibility) -> None:
-    """RULES.md: 5..300 seconds per turn, or 0 (untimed) on FRIENDS_ONLY and PRIVATE
+    """docs/rules.md: 5..300 seconds per turn, or 0 (untimed) on FRIENDS_ONLY and PRIVATE
     tables; BAD_USER_INPUT otherwise."""
     if seconds == 0:
         if visibility is Visibility.PUBLIC:

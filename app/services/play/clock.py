@@ -23,7 +23,7 @@ from app.services.tables.change import Change
 from app.services.tables.events import GameEvent, LobbyEvent
 from app.services.tables.snapshot import NO_TIMEOUTS, Occupant, TableSnapshot
 
-# Replaced after this many consecutive timeouts of one seat (RULES.md).
+# Replaced after this many consecutive timeouts of one seat (docs/rules.md).
 TIMEOUTS_BEFORE_REPLACEMENT = 2
 
 

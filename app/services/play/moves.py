@@ -30,7 +30,7 @@ def apply_move(table: TableSnapshot, move: Move) -> Change:
         over = step.state.phase is Phase.GAME_OVER
         status = TableStatus.FINISHED if over else table.status
         event = GameEvent.of(step.event.kind)
-        # When the game ended starts the rematch window (RULES.md, Rematch).
+        # When the game ended starts the rematch window (docs/rules.md, Rematch).
         finished_at = now_ts() if over else table.finished_at
         change.add(
             event,

@@ -1,4 +1,4 @@
-"""Rematch (RULES.md, Rematch): after GAME_OVER every seated human asks, bots agree, and a
+"""Rematch (docs/rules.md, Rematch): after GAME_OVER every seated human asks, bots agree, and a
 new table opens with the same options, occupants and seats, its game started at once.
 
 Each request is a versioned change of the old table (`REMATCH_REQUESTED`); the request

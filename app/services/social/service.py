@@ -398,7 +398,7 @@ class SocialService:
 
     async def remember_spectator(self, table_id: str, player_id: str) -> None:
         """Note that the player watches the table: if it is replaced by a rematch, they
-        keep a spectator's access to the new one (RULES.md, Rematch)."""
+        keep a spectator's access to the new one (docs/rules.md, Rematch)."""
         async with self.db.write() as session:
             await remember_spectator(session, table_id, player_id)
 

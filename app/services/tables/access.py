@@ -1,4 +1,5 @@
-"""Table access rules: who sees a table, who may sit, who may watch (RULES.md, Table access)."""
+"""Table access rules: who sees a table, who may sit, who may watch (docs/rules.md,
+Table access)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The names of every event the server emits, defined once (API.md's enums mirror them).
+"""The names of every event the server emits, defined once (docs/api.md's enums mirror them).
 
 `GameEvent` names a change of a table's game (a `GameUpdate`), `LobbyEvent` a
 change of the lobby, `NotificationEvent` a player's notification. The GraphQL

@@ -12,7 +12,7 @@ from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import SEATS, Seat
 from app.services.tables.events import GameEvent, LobbyEvent
 
-# RULES.md, "Live tables": the turn clock's default and range (0: untimed).
+# docs/rules.md, "Live tables": the turn clock's default and range (0: untimed).
 DEFAULT_TURN_SECONDS = 30
 MIN_TURN_SECONDS = 5
 MAX_TURN_SECONDS = 300
@@ -94,7 +94,7 @@ class TableSnapshot:
     game: Game | None
     created_at: float = 0.0
     deal_seed: int | None = None  # an explicit seed for the deals (tests, tournaments)
-    # Live tables (RULES.md): the turn clock, the replacement bot, absent players.
+    # Live tables (docs/rules.md): the turn clock, the replacement bot, absent players.
     turn_seconds: int = DEFAULT_TURN_SECONDS
     replacement_bot: BotLevel = DEFAULT_BOT_LEVEL
     turn_deadline: float | None = None  # epoch seconds at which the seat on turn is played for
@@ -102,7 +102,7 @@ class TableSnapshot:
     timeouts: tuple[int, ...] = NO_TIMEOUTS  # per seat: consecutive timeouts
     timed_out: Seat | None = None  # TURN_TIMED_OUT is committed, the move for it still owed
     rated: bool = False  # four humans at the start; the game's end changes ratings
-    # Rematch (RULES.md, Rematch): when the game ended, the seats that asked for a
+    # Rematch (docs/rules.md, Rematch): when the game ended, the seats that asked for a
     # rematch, the table this one is the rematch of, and the rematch table once it started.
     finished_at: float | None = None
     rematch_requests: tuple[Seat, ...] = ()

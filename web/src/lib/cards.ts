@@ -33,7 +33,7 @@ export const cardKey = (card: CardLike): string => `${card.rank}-${card.suit}`;
 
 export const sameCard = (a: CardLike, b: CardLike): boolean => a.suit === b.suit && a.rank === b.rank;
 
-/** The order RULES.md shows a hand in: spades, hearts, clubs, diamonds; ace high. */
+/** The order docs/rules.md shows a hand in: spades, hearts, clubs, diamonds; ace high. */
 export function sortHand<T extends CardLike>(cards: readonly T[]): T[] {
   return [...cards].sort(
     (a, b) => SUITS.indexOf(a.suit) - SUITS.indexOf(b.suit) || RANKS.indexOf(b.rank) - RANKS.indexOf(a.rank),

@@ -1,4 +1,4 @@
-"""Live tables (API.md): server time, presence, reclaiming a seat."""
+"""Live tables (docs/api.md): server time, presence, reclaiming a seat."""
 
 from __future__ import annotations
 

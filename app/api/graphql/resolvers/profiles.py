@@ -1,4 +1,4 @@
-"""Profiles, game histories and the leaderboard (API.md "Ratings, profiles and history")."""
+"""Profiles, game histories and the leaderboard (docs/api.md "Ratings, profiles and history")."""
 
 from __future__ import annotations
 
