@@ -36,7 +36,6 @@ from strawberry.subscriptions.protocols.graphql_ws.types import (
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.unset import UnsetType
 
-from app.api.graphql.context import Context
 from app.api.transport.close_codes import CLOSE_BAD_MESSAGE, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
 from app.api.transport.persisted import Documents
 from app.api.transport.refusals import Refusal
@@ -172,7 +171,7 @@ class Acknowledged:
 
 
 class CheckedTransportWSHandler(
-    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLTransportWSHandler[Context, None]
+    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLTransportWSHandler[Any, None]
 ):
     """graphql-transport-ws that checks each message's shape first (strawberry indexes into
     messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
@@ -257,7 +256,7 @@ def _legacy_problem(message: object) -> str | None:
 
 
 class LegacyWSHandler(
-    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Context, None]
+    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Any, None]
 ):
     """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
     error/complete/stop, connection_terminate) on strawberry's handler, with the same
