@@ -20,7 +20,7 @@ from websockets.frames import Opcode
 
 from app.api.fastpath.live import LiveOperation, LiveSink
 from app.api.fastpath.patches import patch_graphql_core
-from app.api.graphql.resolvers.game import _game_update
+from app.api.graphql.resolvers.game import game_update
 from app.api.graphql.schema import build_schema
 from app.api.transport.writer import Frame, SocketWriter, frame_bytes
 from app.broker.base import RESYNC
@@ -69,9 +69,10 @@ def sink(who: Viewer, writer: Recorder, operation_id: str = "1", kind: str = "ne
     executor = Executor.build(SCHEMA._schema, DOCUMENT, None, None, {"t": "t1"})
     assert isinstance(executor, Executor)
     live = LiveOperation(writer, operation_id, kind)  # type: ignore[arg-type]
-    build = partial(_game_update, viewer=who)
     variables = executor.variable_values.coerced
-    return LiveSink(live, who.id, build, executor.operation, variables, lambda: executor)
+    made = LiveSink(live, executor.operation, variables, lambda: executor)
+    made.bind(who.id, partial(game_update, viewer=who))
+    return made
 
 
 def playing(version: int, game: Game | None = None, **fields: Any) -> TableSnapshot:
