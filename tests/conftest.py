@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.settings import load_settings
 from tests.support.server import LiveServer
 
 # Under pytest-xdist (scripts/test runs workers with --dist loadgroup), tests that share
@@ -31,10 +32,26 @@ def shared_resource(path: str, fixtures: list[str]) -> str | None:
     return "redis" if REDIS_FIXTURES.intersection(fixtures) else None
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The markers of this suite."""
+    config.addinivalue_line(
+        "markers",
+        "fastpath: a test of the fast path itself (app/api/fastpath/), which the libraries'"
+        " own path does not have: skipped when the server runs with SPADES_FASTPATH=off",
+    )
+
+
+FASTPATH_OFF = pytest.mark.skip(reason="a test of the fast path, and SPADES_FASTPATH=off")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests that share a resource with their xdist group (inert without xdist)."""
+    """Mark the tests that share a resource with their xdist group (inert without xdist);
+    skip the fast path's own tests when the fast path is off."""
     root = Path(str(config.rootpath))
+    fastpath_on = load_settings().fastpath
     for item in items:
+        if not fastpath_on and item.get_closest_marker("fastpath") is not None:
+            item.add_marker(FASTPATH_OFF)
         path = Path(str(item.path)).relative_to(root).as_posix()
         fixtures = list(getattr(item, "fixturenames", ()))
         group = shared_resource(path, fixtures)

@@ -87,6 +87,7 @@ async def play(table: SeatedTable, queues: list[Any], moves: int) -> None:
                 pass
 
 
+@pytest.mark.fastpath
 async def test_moves_and_their_fan_out_leave_no_cyclic_garbage(
     probed: tuple[LiveServer, Path],
 ) -> None:

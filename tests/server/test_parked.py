@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
@@ -18,6 +19,9 @@ from tests.security.helpers import receive, subscribe, ws_connection
 from tests.support.client import Api
 from tests.support.play import GAME_UPDATES
 from tests.support.server import LiveServer
+
+# Parking and shared executions are the fast path's (app/api/fastpath/).
+pytestmark = pytest.mark.fastpath
 
 
 async def gauges(server: LiveServer) -> dict[str, float]:

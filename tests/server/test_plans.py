@@ -188,6 +188,7 @@ def test_a_value_of_the_wrong_kind_is_left_to_graphql_core() -> None:
         assert plan.run(broken) == _data_or_none(reference(built, broken))
 
 
+@pytest.mark.fastpath
 def test_an_enum_value_that_is_no_member_is_coerced_as_graphql_core_does() -> None:
     """Members' names are looked up inline; anything else takes the type's own coercion
     (a name string is accepted, a stray value is an error for graphql-core to report)."""

@@ -11,6 +11,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from websockets.asyncio.client import connect
 from websockets.typing import Subprotocol
@@ -21,6 +22,10 @@ from tests.support.server import LiveServer
 from tests.support.social import Social
 
 # Another selection of the same subscription: its own execution, never another's.
+
+# Parking and shared executions are the fast path's (app/api/fastpath/).
+pytestmark = pytest.mark.fastpath
+
 VERSION_AND_HAND = (
     "subscription($t: ID!) { gameUpdates(tableId: $t) "
     "{ event view { version viewerSeat hand { suit rank } } } }"

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from app.api import fastpath
 from app.api.serve import serve
 from app.api.transport.uvicorn_http import CorkedHttpProtocol
 from app.api.transport.uvicorn_websocket import Flag, LeanWebSocketProtocol, ReceivedEvents
@@ -98,15 +99,29 @@ async def test_the_lean_protocol_is_what_the_socket_writer_writes_to_directly() 
     assert raw_protocol(protocol.send) is protocol
 
 
+def _served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fastpath_setting: str) -> Any:
+    ran: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: ran.update(kwargs))
+    monkeypatch.setattr(fastpath._SWITCH, "on", fastpath._SWITCH.on)  # restored after
+    monkeypatch.setenv("SPADES_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}")
+    monkeypatch.setenv("SPADES_FASTPATH", fastpath_setting)
+    serve()
+    return ran
+
+
 def test_the_server_runs_uvicorn_with_the_lean_protocol(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    ran: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: ran.update(kwargs))
-    monkeypatch.setenv("SPADES_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}")
-    serve()
+    ran = _served(monkeypatch, tmp_path, "on")
     assert ran["ws"] is LeanWebSocketProtocol
     assert ran["http"] is CorkedHttpProtocol
+
+
+def test_without_the_fast_path_the_server_runs_uvicorns_own_protocols(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ran = _served(monkeypatch, tmp_path, "off")
+    assert (ran["ws"], ran["http"]) == ("websockets-sansio", "httptools")
 
 
 async def _no_app(scope: Any, receive: Any, send: Any) -> None:
