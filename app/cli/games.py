@@ -1,4 +1,5 @@
-"""The `spades` command: serve, simulate, replay, migrate and print the schema."""
+"""`spades simulate`, `spades tournament` and `spades replay`: bot games and records,
+without a server."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
 from typing import TextIO
 
 from tqdm import tqdm
@@ -95,40 +95,8 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from app.api.serve import serve
-
-    serve(host=args.host, port=args.port, database_url=args.database_url, workers=args.workers)
-    return 0
-
-
-def _migrate(args: argparse.Namespace) -> int:
-    from app.settings import load_settings
-    from app.store.migrate import upgrade
-
-    settings = load_settings().with_overrides(database_url=args.database_url)
-    upgrade(settings.database_url)
-    print(f"database at {settings.database_url} is up to date", file=sys.stderr)
-    return 0
-
-
-def _schema(args: argparse.Namespace) -> int:
-    from app.api.graphql.schema import schema_text
-
-    text = schema_text()
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as target:
-            target.write(text)
-    else:
-        sys.stdout.write(text)
-    return 0
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the `spades` command."""
-    parser = argparse.ArgumentParser(prog="spades", description="Spades Online")
-    commands = parser.add_subparsers(dest="command", required=True)
-
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register simulate, tournament and replay."""
     sim = commands.add_parser("simulate", help="bot-vs-bot games as JSON Lines records")
     sim.add_argument("--games", type=int, required=True)
     sim.add_argument("--seed", type=int, default=None)
@@ -163,25 +131,3 @@ def build_parser() -> argparse.ArgumentParser:
     rep = commands.add_parser("replay", help="check every record of a JSON Lines file")
     rep.add_argument("file")
     rep.set_defaults(run=_replay)
-
-    srv = commands.add_parser("serve", help="run the GraphQL server")
-    srv.add_argument("--host", default=None)
-    srv.add_argument("--port", type=int, default=None)
-    srv.add_argument("--database-url", default=None)
-    srv.add_argument("--workers", type=int, default=1, help="server processes on one port")
-    srv.set_defaults(run=_serve)
-
-    mig = commands.add_parser("migrate", help="apply pending database migrations")
-    mig.add_argument("--database-url", default=None)
-    mig.set_defaults(run=_migrate)
-
-    sch = commands.add_parser("schema", help="print the GraphQL schema (SDL)")
-    sch.add_argument("--out", default=None)
-    sch.set_defaults(run=_schema)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of the `spades` console script."""
-    args = build_parser().parse_args(argv)
-    raise SystemExit(args.run(args))
