@@ -38,7 +38,7 @@ def test_off_every_piece_is_the_libraries_own() -> None:
     assert fastpath.configure(Settings(fastpath=False)) is False
     assert fastpath.websocket_handlers() == (CheckedTransportWSHandler, LegacyWSHandler)
     assert fastpath.http_shortcut(object(), object()) is None  # type: ignore[arg-type]
-    assert fastpath.encode_message({"type": "next"}) is None
+    assert fastpath.shared_message_encoder() is None
     table = table_snapshot()
     answer = fastpath.move_answer(table, None, View)
     assert isinstance(answer, View) and answer.table is table

@@ -27,7 +27,7 @@ What it does, and where:
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, cast
 
 from graphql import GraphQLSchema
@@ -62,12 +62,12 @@ __all__ = [
     "Project",
     "configure",
     "enabled",
-    "encode_message",
     "game_updates",
     "http_shortcut",
     "install",
     "move_answer",
     "resuming",
+    "shared_message_encoder",
     "uvicorn_protocols",
     "websocket_handlers",
 ]
@@ -123,10 +123,10 @@ def websocket_handlers() -> tuple[type[CheckedTransportWSHandler], type[LegacyWS
     return CheckedTransportWSHandler, LegacyWSHandler
 
 
-def encode_message(data: object) -> str | None:
-    """The JSON of a transport message whose result is shared and already encoded
-    (None: encode it as usual)."""
-    return _encode_message(data) if enabled() else None
+def shared_message_encoder() -> Callable[[object], str | None] | None:
+    """What gives the JSON of a transport message whose result is shared and already
+    encoded (None from it: encode the message as usual); None when off."""
+    return _encode_message if enabled() else None
 
 
 def move_answer(table: TableSnapshot, viewer: Seat | None, build: Build) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from graphql import GraphQLResolveInfo
@@ -45,7 +46,12 @@ class Following:
 
 
 Follow = Callable[[Sink | None], Awaitable[Following]]
-Project = Callable[[GameMessage, Viewer], Any]
+
+
+class Project(Protocol):
+    """A change as one subscriber's payload (its viewer passed by name: it is bound so)."""
+
+    def __call__(self, message: GameMessage, viewer: Viewer) -> Any: ...
 
 
 def _observe(message: GameMessage) -> None:
@@ -75,7 +81,7 @@ async def followed_updates(
         following = await follow(sink)
         viewer, held, stream = following.viewer, following.slot, following.updates
         if sink is not None:
-            sink.bind(viewer.id, lambda message: project(message, viewer))
+            sink.bind(viewer.id, partial(project, viewer=viewer))
     else:  # the same operation run again to take on its parked stream
         viewer, held, stream = parked.viewer, parked.held, parked.stream.resume()
     try:

@@ -48,6 +48,7 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
         self.max_batch = services.settings.max_batch
         schema = cast(SpadesSchema, self.schema)
         self.shortcut = fastpath.http_shortcut(self, schema.operation_config)
+        self._encode_shared = fastpath.shared_message_encoder()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -71,7 +72,7 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
     def encode_json(self, data: object) -> str | bytes:
         """JSON of an answer or a transport message (a subscription result shared by
         several subscribers is encoded once, by the fast path)."""
-        shared = fastpath.encode_message(data)
+        shared = self._encode_shared(data) if self._encode_shared is not None else None
         return shared if shared is not None else dumps(data)
 
     def decode_json(self, data: str | bytes) -> object:
