@@ -120,6 +120,12 @@ class Broker(ABC, Generic[T]):
     async def publish(self, channel: str, message: T) -> None:
         """Send `message` to every subscriber of `channel`."""
 
+    async def publish_many(self, channel: str, messages: list[T]) -> None:
+        """Send `messages` in order to every subscriber of `channel` (one trip where the
+        backend can)."""
+        for message in messages:
+            await self.publish(channel, message)
+
     @abstractmethod
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """A new subscription to one or more channels; once this returns it receives

@@ -20,6 +20,13 @@ class MemoryBroker(Broker[T]):
         for subscription in tuple(self._channels.get(channel, ())):
             subscription.deliver(message)
 
+    async def publish_many(self, channel: str, messages: list[T]) -> None:
+        """Deliver each of `messages`, in order, to every subscriber of `channel` now."""
+        channels = self._channels
+        for message in messages:
+            for subscription in tuple(channels.get(channel, ())):
+                subscription.deliver(message)
+
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register a queue on `channels` at once."""
         subscription: Subscription[T] = Subscription(channels, self._remove)

@@ -6,6 +6,12 @@ returns only once Redis has confirmed the subscription, so nothing
 published afterwards is missed. When the connection drops, the broker
 reconnects with backoff, resubscribes, and wakes every local subscriber
 with RESYNC so it can catch up from the database.
+
+A Redis message carries one or more encoded messages (`publish_many`: the steps of one
+change in one trip) behind a header naming the process that sent it and a number. That
+process keeps what it sent until Redis delivers it back, and then hands its subscribers
+the very objects it published instead of decoding them again: only the other processes
+decode. Everything still arrives in Redis's order.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,6 +35,32 @@ log = logging.getLogger(__name__)
 
 PREFIX = "spades:"
 MAX_BACKOFF = 2.0
+# What a process keeps of its own messages until Redis delivers them back (one entry per
+# publish; a message Redis never delivers back, the connection having dropped, is let go
+# once this many are newer).
+OWN_KEPT = 1024
+_SEPARATOR = b"\n"  # between the header and the first message, and between messages
+
+
+def frame(header: bytes, encoded: list[bytes]) -> bytes:
+    """A Redis message: the header, then each message's length and bytes."""
+    parts = [header]
+    for body in encoded:
+        parts.append(b"%d" % len(body))
+        parts.append(body)
+    return _SEPARATOR.join(parts)
+
+
+def unframe(data: bytes) -> tuple[bytes, list[bytes]]:
+    """The header and the messages of a Redis message made by `frame`."""
+    header, _, rest = data.partition(_SEPARATOR)
+    bodies = []
+    while rest:
+        size, _, rest = rest.partition(_SEPARATOR)
+        length = int(size)
+        bodies.append(rest[:length])
+        rest = rest[length + 1 :]
+    return header, bodies
 
 
 class RedisBroker(Broker[T]):
@@ -48,6 +82,10 @@ class RedisBroker(Broker[T]):
         self._connected = asyncio.Event()
         self._closing = False
         self._lock = asyncio.Lock()
+        # This process's messages in flight, by number, for when Redis delivers them back.
+        self._origin = secrets.token_hex(8).encode()
+        self._sent = 0
+        self._own: OrderedDict[int, list[T]] = OrderedDict()
 
     @property
     def healthy(self) -> bool:
@@ -76,8 +114,24 @@ class RedisBroker(Broker[T]):
 
     async def publish(self, channel: str, message: T) -> None:
         """Publish to every process. Raises RedisError when Redis is unreachable."""
+        await self.publish_many(channel, [message])
+
+    async def publish_many(self, channel: str, messages: list[T]) -> None:
+        """Publish `messages`, in order, to every process in one Redis message."""
         assert self._publisher is not None, "broker not started"
-        await self._publisher.publish(PREFIX + channel, self._encode(message))
+        self._sent += 1
+        number = self._sent
+        data = frame(b"%s:%d" % (self._origin, number), [self._encode(m) for m in messages])
+        own = self._own
+        if channel in self._channels:  # kept only for a channel this process listens to
+            own[number] = messages
+            if len(own) > OWN_KEPT:
+                own.popitem(last=False)
+        try:
+            await self._publisher.publish(PREFIX + channel, data)
+        except BaseException:
+            own.pop(number, None)
+            raise
 
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register locally, then wait for Redis to confirm any new channel."""
@@ -199,12 +253,24 @@ class RedisBroker(Broker[T]):
         if kind != "message":
             return
         subscribers = self._channels.get(channel)
-        if not subscribers:
-            return
         try:
-            message = self._decode(item["data"])
+            messages = self._messages(item["data"], decode=bool(subscribers))
         except Exception:  # a malformed message must not stop the reader
             log.exception("undecodable message on %s", channel)
             return
-        for subscription in tuple(subscribers):
-            subscription.deliver(message)
+        if not subscribers:
+            return
+        for message in messages:
+            for subscription in tuple(subscribers):
+                subscription.deliver(message)
+
+    def _messages(self, data: bytes, decode: bool) -> list[T]:
+        """The messages of one Redis message: this process's own objects if it sent them
+        (and still has them), else decoded (when `decode`: someone here listens)."""
+        header, bodies = unframe(data)
+        origin, _, number = header.partition(b":")
+        if origin == self._origin:
+            own = self._own.pop(int(number), None)
+            if own is not None:
+                return own
+        return [self._decode(body) for body in bodies] if decode else []

@@ -55,9 +55,14 @@ def game_to_json(game: Game) -> str:
     """`game_to_data` as compact JSON, reusing the JSON of what no move changes again: the
     hands already finished, the deal and the finished tricks of the hand in play. A
     snapshot after every move then costs about the same early and late in a game."""
+    # The order is game_to_data's: the head and its hand, then the finished hands.
+    return "".join((head_json(game)[:-1], ',"finished":[', _all_finished_json(game.finished), "]}"))
+
+
+def head_json(game: Game) -> str:
+    """`game_to_data(game, with_finished=False)` as compact JSON, from the same reused
+    pieces as `game_to_json` (the hand's deal and finished tricks last)."""
     hand = game.hand
-    # The order is game_to_data's: the head, its hand (with the deal and tricks last),
-    # then the finished hands.
     return "".join(
         (
             dumps(_head_to_data(game))[:-1],
@@ -67,10 +72,17 @@ def game_to_json(game: Game) -> str:
             _deal_json(hand.deal),
             ',"tricks":[',
             _all_tricks_json(hand.tricks),
-            ']},"finished":[',
-            _all_finished_json(game.finished),
-            "]}",
+            "]}}",
         )
+    )
+
+
+def game_parts_json(game: Game) -> str:
+    """The game for another process: `{"head": <head_json>, "finished": [<each finished
+    hand's JSON, as a string>]}`, which it decodes with `game_from_parts` and
+    `finished_from_json` (each finished hand once per distinct text)."""
+    return "".join(
+        ('{"head":', head_json(game), ',"finished":[', _all_quoted_finished(game.finished), "]}")
     )
 
 
@@ -139,6 +151,9 @@ finished_json = _TextOf[FinishedHand](
 _deal_json = _TextOf[Deal](lambda deal: dumps(_deal_to_data(deal)), 4096)
 _all_tricks_json = _JoinedText[Trick](lambda trick: dumps(_trick_to_data(trick)), 4096)
 _all_finished_json = _JoinedText[FinishedHand](finished_json, 1024)
+# ...and as JSON strings (what game_parts_json sends), quoted once each.
+_quoted_finished = _TextOf[FinishedHand](lambda f: dumps(finished_json(f)), _FINISHED_JSON_MAX)
+_all_quoted_finished = _JoinedText[FinishedHand](_quoted_finished, 1024)
 
 
 def game_from_json(text: str) -> Game:
@@ -187,6 +202,13 @@ def game_from_parts(head: Data, finished: list[FinishedHand]) -> Game:
 # the seats' `name` properties (two Python calls each) keep that cheap.
 _CODE_OF: dict[Card, str] = {c: c.code for c in FULL_DECK}
 _SEAT_NAMES: tuple[str, ...] = tuple(s.name for s in Seat)
+# ...and the way back, for what this module wrote itself (a stored row, a broker
+# message): one dict lookup in C per card or seat instead of `Card.parse` (which trims,
+# uppercases and checks any text) and `Seat[...]` (enum lookups in Python). A text this
+# module did not write raises KeyError, as a malformed one raised ValueError.
+_CARD_OF: dict[str, Card] = {code: card for card, code in _CODE_OF.items()}
+_SEAT_OF: dict[str, Seat] = {s.name: s for s in Seat}
+_seat = _SEAT_OF.__getitem__
 
 
 def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -194,7 +216,7 @@ def _codes(cards: tuple[Card, ...] | list[Card]) -> list[str]:
 
 
 def _parse(codes: list[str]) -> list[Card]:
-    return [Card.parse(c) for c in codes]
+    return list(map(_CARD_OF.__getitem__, codes))
 
 
 def _deal_to_data(deal: Deal) -> list[list[str]]:
@@ -210,7 +232,8 @@ def _plays_to_data(plays: tuple[tuple[Seat, Card], ...] | list[tuple[Seat, Card]
 
 
 def _plays_from_data(data: list[Any]) -> list[tuple[Seat, Card]]:
-    return [(Seat[s], Card.parse(c)) for s, c in data]
+    card = _CARD_OF.__getitem__
+    return [(_seat(s), card(c)) for s, c in data]
 
 
 def _hand_to_data(hand: HandState) -> Data:
@@ -246,21 +269,22 @@ def _trick_to_data(trick: Trick) -> list[Any]:
 def _hand_from_data(data: Data) -> HandState:
     return HandState(
         number=data["number"],
-        dealer=Seat[data["dealer"]],
+        dealer=_seat(data["dealer"]),
         deal=_deal_from_data(data["deal"]),
         hands=[_parse(h) for h in data["hands"]],
         withheld=list(data["withheld"]),
         bids=[Bid.from_record(b) if b is not None else None for b in data["bids"]],
-        bid_order=[Seat[s] for s in data["bidOrder"]],
+        bid_order=list(map(_seat, data["bidOrder"])),
         exchanges=[
-            Exchange(Seat[g], Seat[r], (Card.parse(c[0]), Card.parse(c[1])))
+            Exchange(_seat(g), _seat(r), (_CARD_OF[c[0]], _CARD_OF[c[1]]))
             for g, r, c in data["exchanges"]
         ],
         tricks=[
-            Trick(Seat[lead], tuple(_plays_from_data(p)), Seat[w]) for lead, p, w in data["tricks"]
+            Trick(_seat(lead), tuple(_plays_from_data(p)), _seat(w))
+            for lead, p, w in data["tricks"]
         ],
         current=_plays_from_data(data["current"]),
-        leader=Seat[data["leader"]],
+        leader=_seat(data["leader"]),
         spades_broken=data["spadesBroken"],
         tricks_won=list(data["tricksWon"]),
         players_changed=data["playersChanged"],

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app.compact_json import dumps
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
 from app.rules.seats import Seat
 from app.rules.serialize import (
     finished_from_json,
-    finished_json,
     game_from_parts,
-    game_to_data,
+    game_parts_json,
 )
 from app.services.accounts.auth import Player, TokenRevoked
 from app.services.chat.model import ChatMessage, chat_from_data, chat_to_data
@@ -41,16 +41,18 @@ Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage | Pre
 def encode(message: Message) -> bytes:
     """A message as compact JSON bytes."""
     if isinstance(message, GameMessage):
-        body: dict[str, Any] = {
+        seat = message.seat
+        head: dict[str, Any] = {
             "k": "game",
             "event": message.event,
-            "seat": message.seat.name if message.seat is not None else None,
-            "table": _table(message.table),
+            "seat": seat._name_ if seat is not None else None,
             "at": message.committed_at,
         }
-    elif isinstance(message, LobbyMessage):
-        body = {"k": "lobby", "event": message.event, "table": _table(message.table)}
-    elif isinstance(message, TokenRevoked):
+        return _with_table(head, message.table)
+    if isinstance(message, LobbyMessage):
+        return _with_table({"k": "lobby", "event": message.event}, message.table)
+    body: dict[str, Any]
+    if isinstance(message, TokenRevoked):
         body = {"k": "revoked", "hash": message.token_hash}
     elif isinstance(message, ChatMessage):
         body = {"k": "chat", **chat_to_data(message)}
@@ -61,7 +63,24 @@ def encode(message: Message) -> bytes:
         }
     else:
         body = {"k": "notice", **_notice(message)}
-    return json.dumps(body, separators=(",", ":")).encode()
+    return dumps(body).encode()
+
+
+def _with_table(head: dict[str, Any], table: TableSnapshot) -> bytes:
+    """`head` with the table as its last member, the game's JSON spliced in from the
+    pieces serialize.py keeps (a change's several messages, and the table's row, share
+    them) rather than built and encoded again for every message."""
+    game = table.game
+    return "".join(
+        (
+            dumps(head)[:-1],
+            ',"table":',
+            dumps(_table(table))[:-1],
+            ',"game":',
+            game_parts_json(game) if game is not None else "null",
+            "}}",
+        )
+    ).encode()
 
 
 def decode(data: bytes | str) -> Message:
@@ -102,32 +121,22 @@ def _table(t: TableSnapshot) -> dict[str, Any]:
         "id": t.id,
         "name": t.name,
         "host": [t.host_id, t.host_name],
-        "visibility": t.visibility.value,
-        "joinPolicy": t.join_policy.value,
+        "visibility": t.visibility._value_,
+        "joinPolicy": t.join_policy._value_,
         "spectating": t.spectating,
-        "status": t.status.value,
+        "status": t.status._value_,
         "version": t.version,
         "occupants": [_occupant(o) for o in t.occupants],
-        # Finished hands travel as their own JSON texts, so that a receiving process
-        # decodes each once however many events of that game it receives.
-        "game": (
-            {
-                "head": game_to_data(t.game, with_finished=False),
-                "finished": [finished_json(f) for f in t.game.finished],
-            }
-            if t.game is not None
-            else None
-        ),
         "createdAt": t.created_at,
         "seed": str(t.deal_seed) if t.deal_seed is not None else None,
-        "clock": [t.turn_seconds, t.replacement_bot.value, t.turn_deadline],
+        "clock": [t.turn_seconds, t.replacement_bot._value_, t.turn_deadline],
         "live": live_data(t),
         "rated": t.rated,
         "finishedAt": t.finished_at,
-        "rematch": [s.name for s in t.rematch_requests],
+        "rematch": [s._name_ for s in t.rematch_requests],
         "rematchOf": t.rematch_of,
         "next": t.next_table_id,
-    }
+    }  # then "game": see _with_table
 
 
 def _occupant(o: Occupant | None) -> list[str | None] | None:

@@ -5,10 +5,13 @@ presence and the rematch facts of a table arrive as they were sent."""
 from __future__ import annotations
 
 import json
+import random
 
-from app.rules.game import Game
+from app.rules.bots import basic_move
+from app.rules.game import Game, Phase
 from app.rules.levels import BotLevel
 from app.rules.seats import SEATS, Seat
+from app.rules.serialize import game_to_data
 from app.rules.simulate import play_game
 from app.services import broker_codec as wire
 from app.services.accounts.auth import Player
@@ -115,3 +118,25 @@ def test_a_finished_table_keeps_its_rematch_facts_on_the_wire() -> None:
         "new1",
     )
     assert got.version == 250 and got.status is TableStatus.FINISHED
+
+
+def test_every_state_of_a_whole_game_crosses_processes_exactly() -> None:
+    """At every move of a game (finished hands, tricks, a game over), the table another
+    process decodes holds the very game that was sent, and the message reads as the
+    game's own data (`game_to_data`), however its JSON was put together."""
+    rng = random.Random(11)
+    game, _ = Game.start([s.bot_id for s in SEATS], seed=11)
+    version = 0
+    while game.phase is not Phase.GAME_OVER:
+        seat = game.turn
+        assert seat is not None
+        game.apply(basic_move(game, seat, rng))
+        version += 1
+        table = table_snapshot(status=TableStatus.PLAYING, version=version, game=game.copy())
+        data = wire.encode(GameMessage(GameEvent.CARD_PLAYED, Seat.NORTH, table, 1.0))
+        got = wire.decode(data)
+        assert isinstance(got, GameMessage) and got.table.game is not None
+        assert game_to_data(got.table.game) == game_to_data(game)
+        body = json.loads(data)["table"]["game"]
+        assert body["head"] == game_to_data(game, with_finished=False)
+        assert [json.loads(f) for f in body["finished"]] == game_to_data(game)["finished"]

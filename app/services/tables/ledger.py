@@ -320,7 +320,8 @@ class Ledger:
         try:
             for message in change.steps:
                 message.committed_at = committed_at
-                await self.broker.publish(channel, message)
+            # One trip for all the steps of a change (a card, the trick, the hand...).
+            await self.broker.publish_many(channel, change.steps)
             if change.lobby_event is not None:
                 await self.broker.publish(LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after))
         except Exception:
