@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.broker.base import Broker
+from app.rules.errors import ErrorCode, RuleError
 from app.rules.seats import SEATS, Seat
 from app.services.live.presence_store import Mark, PresenceStore
 from app.services.lobby.service import close_table
@@ -273,9 +274,13 @@ class PresenceService:
 
         try:
             await self.ledger.change(table_id, decide)
-        except Exception:  # the sweep tries again: the disconnection is still indexed
-            log.warning("presence: could not replace an absent player", exc_info=True)
-            return
+        except Exception as error:
+            # A table that is gone (a database restored or recreated under a Redis that
+            # remembers it) has nothing to replace, ever; anything else, the sweep tries
+            # again: the disconnection is still indexed.
+            if not (isinstance(error, RuleError) and error.code is ErrorCode.NOT_FOUND):
+                log.warning("presence: could not replace an absent player", exc_info=True)
+                return
         await self.store.settle(table_id, player_id, since)
 
     async def close_idle(self) -> None:
