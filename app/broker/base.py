@@ -120,9 +120,11 @@ class Broker(ABC, Generic[T]):
     async def publish(self, channel: str, message: T) -> None:
         """Send `message` to every subscriber of `channel`."""
 
-    async def publish_many(self, channel: str, messages: list[T]) -> None:
-        """Send `messages` in order to every subscriber of `channel` (one trip where the
-        backend can)."""
+    async def post(self, channel: str, messages: list[T]) -> None:
+        """Send `messages` in order to every subscriber of `channel`, without waiting for
+        them to be out where the backend sends them later (Redis: in one pipelined trip
+        with whatever else is waiting). A failure is logged, not raised: subscribers catch
+        up as after any message they missed (the next version shows them the gap)."""
         for message in messages:
             await self.publish(channel, message)
 

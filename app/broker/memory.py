@@ -20,7 +20,7 @@ class MemoryBroker(Broker[T]):
         for subscription in tuple(self._channels.get(channel, ())):
             subscription.deliver(message)
 
-    async def publish_many(self, channel: str, messages: list[T]) -> None:
+    async def post(self, channel: str, messages: list[T]) -> None:
         """Deliver each of `messages`, in order, to every subscriber of `channel` now."""
         channels = self._channels
         for message in messages:

@@ -7,8 +7,8 @@ published afterwards is missed. When the connection drops, the broker
 reconnects with backoff, resubscribes, and wakes every local subscriber
 with RESYNC so it can catch up from the database.
 
-A Redis message carries one or more encoded messages (`publish_many`: the steps of one
-change in one trip) behind a header naming the process that sent it and a number. That
+A Redis message carries one or more encoded messages (`post`: the steps of one change
+together) behind a header naming the process that sent it and a number. That
 process keeps what it sent until Redis delivers it back, and then hands its subscribers
 the very objects it published instead of decoding them again: only the other processes
 decode. Everything still arrives in Redis's order.
@@ -51,6 +51,18 @@ def frame(header: bytes, encoded: list[bytes]) -> bytes:
     return _SEPARATOR.join(parts)
 
 
+def _settle(
+    batch: list[tuple[str, bytes, asyncio.Future[None] | None]], error: Exception | None
+) -> None:
+    """Tell whoever waits for a message of `batch` how its publishing went."""
+    for _, _, out in batch:
+        if out is not None and not out.done():
+            if error is None:
+                out.set_result(None)
+            else:
+                out.set_exception(error)
+
+
 def unframe(data: bytes) -> tuple[bytes, list[bytes]]:
     """The header and the messages of a Redis message made by `frame`."""
     header, _, rest = data.partition(_SEPARATOR)
@@ -86,6 +98,8 @@ class RedisBroker(Broker[T]):
         self._origin = secrets.token_hex(8).encode()
         self._sent = 0
         self._own: OrderedDict[int, list[T]] = OrderedDict()
+        self._outbox: list[tuple[str, bytes, asyncio.Future[None] | None]] = []
+        self._flusher: asyncio.Task[None] | None = None
 
     @property
     def healthy(self) -> bool:
@@ -100,7 +114,9 @@ class RedisBroker(Broker[T]):
             await asyncio.wait_for(self._connected.wait(), 5)
 
     async def close(self) -> None:
-        """Stop reading and disconnect."""
+        """Publish what is still queued (briefly), stop reading and disconnect."""
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.flushed(), 2)
         self._closing = True
         if self._reader is not None:
             self._reader.cancel()
@@ -113,25 +129,60 @@ class RedisBroker(Broker[T]):
                 await self._publisher.aclose()
 
     async def publish(self, channel: str, message: T) -> None:
-        """Publish to every process. Raises RedisError when Redis is unreachable."""
-        await self.publish_many(channel, [message])
-
-    async def publish_many(self, channel: str, messages: list[T]) -> None:
-        """Publish `messages`, in order, to every process in one Redis message."""
+        """Publish to every process, after what was posted before. Raises RedisError when
+        Redis is unreachable."""
         assert self._publisher is not None, "broker not started"
+        out = asyncio.get_running_loop().create_future()
+        self._queue(channel, [message], out)
+        await out
+
+    async def post(self, channel: str, messages: list[T]) -> None:
+        """Queue `messages` to be published, in order, in one Redis message; whatever is
+        queued goes out in one pipelined trip, by one task, in the order queued."""
+        self._queue(channel, messages, None)
+
+    def _queue(self, channel: str, messages: list[T], out: asyncio.Future[None] | None) -> None:
+        self._outbox.append((PREFIX + channel, self._framed(channel, messages), out))
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+
+    def _framed(self, channel: str, messages: list[T]) -> bytes:
+        """The Redis message of `messages`; kept as they are until Redis delivers them
+        back, if this process listens to `channel`."""
         self._sent += 1
         number = self._sent
-        data = frame(b"%s:%d" % (self._origin, number), [self._encode(m) for m in messages])
-        own = self._own
-        if channel in self._channels:  # kept only for a channel this process listens to
+        if channel in self._channels:
+            own = self._own
             own[number] = messages
             if len(own) > OWN_KEPT:
                 own.popitem(last=False)
+        return frame(b"%s:%d" % (self._origin, number), [self._encode(m) for m in messages])
+
+    async def _flush(self) -> None:
         try:
-            await self._publisher.publish(PREFIX + channel, data)
-        except BaseException:
-            own.pop(number, None)
-            raise
+            while self._outbox and self._publisher is not None:
+                batch, self._outbox = self._outbox, []
+                pipeline = self._publisher.pipeline(transaction=False)
+                for channel, data, _ in batch:
+                    pipeline.publish(channel, data)
+                try:
+                    await pipeline.execute()
+                except Exception as error:
+                    # Posted messages are lost: other processes' subscribers see the gap at
+                    # the next version (or a RESYNC when the connection comes back) and
+                    # catch up. A publish waiting for its message gets the error.
+                    if not any(out is not None for _, _, out in batch):
+                        log.warning("could not publish %d messages", len(batch), exc_info=True)
+                    _settle(batch, error)
+                else:
+                    _settle(batch, None)
+        finally:
+            self._flusher = None
+
+    async def flushed(self) -> None:
+        """Wait until everything posted so far is out (tests, shutdown)."""
+        while self._flusher is not None:
+            await asyncio.shield(self._flusher)
 
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register locally, then wait for Redis to confirm any new channel."""

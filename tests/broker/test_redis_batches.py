@@ -1,5 +1,6 @@
-"""The Redis broker's messages: the steps of one change in one Redis message, in order,
-and the process that published them handed its own objects back without decoding."""
+"""The Redis broker's messages: the steps of one change in one Redis message, in order
+with what is published otherwise, and the process that published them handed its own
+objects back without decoding."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ async def test_the_publisher_gets_its_own_objects_and_the_others_decode_them() -
         with await here.subscribe(channel) as mine, await there.subscribe(channel) as theirs:
             steps = [{"step": 1}, {"step": 2, "text": "a\nb 12\n"}, {"step": 3}]
             alone = {"step": 4}
-            await here.publish_many(channel, steps)
+            await here.post(channel, steps)
             await here.publish(channel, alone)
             got_here = await received(mine, 4)
             got_there = await received(theirs, 4)
@@ -71,7 +72,8 @@ async def test_a_publisher_with_no_listener_keeps_nothing_of_what_it_sent() -> N
     broker = RedisBroker(redis_url(), codec.encode, codec.decode)
     await broker.start()
     try:
-        await broker.publish_many(f"nobody-{uuid.uuid4().hex}", [{"a": 1}, {"b": 2}])
-        assert not broker._own
+        await broker.post(f"nobody-{uuid.uuid4().hex}", [{"a": 1}, {"b": 2}])
+        await broker.flushed()
+        assert not broker._own and not broker._outbox
     finally:
         await broker.close()

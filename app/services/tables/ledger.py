@@ -320,10 +320,11 @@ class Ledger:
         try:
             for message in change.steps:
                 message.committed_at = committed_at
-            # One trip for all the steps of a change (a card, the trick, the hand...).
-            await self.broker.publish_many(channel, change.steps)
+            # All the steps of a change together (a card, the trick, the hand...), posted:
+            # the answer to the move does not wait for them to be out.
+            await self.broker.post(channel, change.steps)
             if change.lobby_event is not None:
-                await self.broker.publish(LOBBY_CHANNEL, LobbyMessage(change.lobby_event, after))
+                await self.broker.post(LOBBY_CHANNEL, [LobbyMessage(change.lobby_event, after)])
         except Exception:
             log.warning("could not publish the changes of table %s", after.id, exc_info=True)
 
