@@ -38,6 +38,7 @@ SEATING_EVENTS = frozenset(
         GameEvent.PLAYER_KICKED,
         GameEvent.PLAYER_REPLACED,
         GameEvent.SEAT_RECLAIMED,
+        GameEvent.TABLE_CLOSED,
     }
 )
 
@@ -83,17 +84,21 @@ class PresenceCount:
         self.counted = False
 
     async def place(self, table: TableSnapshot) -> None:
-        """Count or stop counting the subscriber, as the table now seats them."""
+        """Count or stop counting the subscriber, as the table now seats them. One who
+        no longer plays there (they left, or the table closed) stops counting with no
+        reconnect window: nobody will take their seat."""
         if self.presence is None:
             return
         player_id = self.player_id
-        player = table.seat_of(player_id) is not None or table.away_seat(player_id) is not None
+        player = table.status is not TableStatus.CLOSED and (
+            table.seat_of(player_id) is not None or table.away_seat(player_id) is not None
+        )
         if player and not self.counted:
             self.counted = True
             await self.presence.enter(self.table_id, player_id)
         elif self.counted and not player:
             self.counted = False
-            self.presence.leave(self.table_id, player_id)
+            self.presence.leave(self.table_id, player_id, absent=False)
 
     async def placed(
         self, updates: AsyncGenerator[GameMessage, None]

@@ -181,9 +181,10 @@ class PresenceService:
         if mark is not None:
             await self._announce(table_id, player_id, mark)
 
-    def leave(self, table_id: str, player_id: str) -> None:
+    def leave(self, table_id: str, player_id: str, absent: bool = True) -> None:
         """A subscription ended; after the grace period without another, the player is
-        disconnected here."""
+        disconnected here. `absent=False`: they no longer play at the table (they left,
+        or it closed), so nobody will have to take their seat: no reconnect window."""
         key = (table_id, player_id)
         count = self._local.get(key, 0) - 1
         if count > 0:
@@ -192,20 +193,22 @@ class PresenceService:
         self._local.pop(key, None)
         loop = asyncio.get_running_loop()
         self._leaving[key] = loop.call_later(
-            self.timings.grace, lambda: self._spawn(self._gone(key))
+            self.timings.grace, lambda: self._spawn(self._gone(key, absent))
         )
 
-    async def _gone(self, key: tuple[str, str]) -> None:
+    async def _gone(self, key: tuple[str, str], absent: bool = True) -> None:
         self._leaving.pop(key, None)
         if self._local.get(key):
             return
         try:
             mark = await self.store.disconnect(*key)
+            if mark is not None and not absent:
+                await self.store.settle(*key, mark.changed_at)
         except Exception:  # Redis is away: its heartbeat lapses, and others reap it
             log.warning("presence: could not count a disconnection", exc_info=True)
             return
         if mark is not None:
-            await self._announce(*key, mark)
+            await self._announce(*key, mark, absent)
 
     async def heartbeat(self) -> None:
         """Say this process is alive; announce the players of dead processes gone."""
@@ -213,7 +216,9 @@ class PresenceService:
         for table_id, player_id, mark in await self.store.heartbeat(held):
             await self._announce(table_id, player_id, mark)
 
-    async def _announce(self, table_id: str, player_id: str, mark: Mark) -> None:
+    async def _announce(
+        self, table_id: str, player_id: str, mark: Mark, absent: bool = True
+    ) -> None:
         message = PresenceMessage(table_id, player_id, mark.connected, mark.changed_at)
         try:
             await self.broker.publish(presence_channel(table_id), message)
@@ -223,7 +228,7 @@ class PresenceService:
         pending = self._replacing.pop(key, None)
         if pending is not None:
             pending.cancel()
-        if not mark.connected:
+        if absent and not mark.connected:
             loop = asyncio.get_running_loop()
             since = mark.changed_at
             self._replacing[key] = loop.call_later(
