@@ -208,3 +208,11 @@ def test_the_proxy_passes_to_both_servers_and_checks_their_readiness() -> None:
     caddyfile = CADDYFILE.read_text()
     assert re.search(r"reverse_proxy spades-1:8000 spades-2:8000 \{", caddyfile)
     assert re.search(r"^\s*health_uri /readyz$", caddyfile, re.MULTILINE)
+
+
+def test_the_systemd_unit_shown_in_the_docs_is_the_one_shipped() -> None:
+    docs = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    (excerpt,) = re.findall(r"```ini\n(.*?)```", docs, re.DOTALL)
+    unit = (ROOT / "deploy" / "spades.service").read_text(encoding="utf-8").splitlines()
+    for line in excerpt.splitlines():
+        assert line in unit, f"{line!r} is not in deploy/spades.service"
