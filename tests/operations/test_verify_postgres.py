@@ -53,14 +53,15 @@ async def play_during(server: LiveServer, command: asyncio.Task[Ran]) -> str:
 
 
 async def verify_while_playing(server: LiveServer) -> tuple[Ran, str]:
-    # Something to verify from the start: a table seated and started.
+    """`spades verify` run while a table is played; returns what it printed, and the id
+    of a table that stands still (its bots wait for its human's bid)."""
     (host,) = await sign_up_players(server, 1)
-    first = (await host.create_table(name="first", seed=3))["id"]
+    still = str((await host.create_table(name="still", seed=3))["id"])
     for seat in SEATS[1:]:
-        await host.add_bot(first, seat)
+        await host.add_bot(still, seat)
     command = asyncio.create_task(spades_async("verify", "--database-url", server.database_url))
-    table_id = await play_during(server, command)
-    return await command, table_id
+    await play_during(server, command)
+    return await command, still
 
 
 def test_verify_passes_on_postgresql_while_a_server_plays(pg_server: LiveServer) -> None:
@@ -70,7 +71,7 @@ def test_verify_passes_on_postgresql_while_a_server_plays(pg_server: LiveServer)
 
     assert asyncio.run(audit(pg_server.database_url)) == (2, [])
 
-    async def tamper() -> None:
+    async def tamper() -> None:  # a table nothing moves any more, so only this changes it
         url = pg_server.database_url.replace("postgresql+asyncpg://", "postgresql://")
         connection = await asyncpg.connect(url)
         try:
