@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from app.broker.base import RESYNC, Broker, Subscription
@@ -17,10 +18,12 @@ from app.services.accounts.profiles import ProfileService
 from app.services.accounts.results import game_ends, ratings_ahead
 from app.services.chat.rate_limit import ChatLimiter
 from app.services.chat.service import ChatService
+from app.services.live.outside_changes import OutsideChanges
 from app.services.live.presence import PresenceService, PresenceTimings
 from app.services.live.presence_store import MemoryPresence, PresenceStore, RedisPresence
 from app.services.live.streams import Streams
 from app.services.lobby.service import TableService
+from app.services.operations.tables import TableOperations
 from app.services.play.bots import BotDriver
 from app.services.play.clock_sweep import ClockTimers
 from app.services.play.commands import GameService
@@ -121,6 +124,13 @@ class Services:
             self.social,
             ChatLimiter(settings.broker_url),
         )
+        # Alone on its database with no broker, this process finds by itself the tables
+        # an operator command changed.
+        self.outside = (
+            OutsideChanges(self.ledger, self.broker)
+            if isinstance(self.broker, MemoryBroker)
+            else None
+        )
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -138,9 +148,13 @@ class Services:
         await self.presence.start(open_tables)
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
+        if self.outside is not None:
+            await self.outside.start()
 
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
+        if self.outside is not None:
+            await self.outside.stop()
         if self._revocations is not None:
             self._revocations.cancel()
             await asyncio.gather(self._revocations, return_exceptions=True)
@@ -187,3 +201,37 @@ class Services:
         for handler in self.revocation_handlers:
             with contextlib.suppress(Exception):
                 await handler(token_hash)
+
+
+class BrokerUnreachable(Exception):
+    """An operator command cannot reach the configured broker: it changes nothing, as
+    the servers' subscribers would not hear of it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """What the operator commands (`spades admin`) act through: the database, and the
+    broker every server process listens to, so a change made here reaches their
+    subscribers as a change made by one of them does."""
+
+    tables: TableOperations
+
+
+@contextlib.asynccontextmanager
+async def operator_services(settings: Settings) -> AsyncIterator[Operator]:
+    """The operator's services on `settings`' database and broker, for one command.
+    Raises BrokerUnreachable when a broker is configured and cannot be reached. Without
+    a broker, the one server process finds the change in the database by itself
+    (app/services/live/outside_changes.py)."""
+    db = Database(settings.database_url)
+    broker = make_broker(settings)
+    ledger = Ledger(db, broker)
+    try:
+        await broker.start()
+        if not broker.healthy:
+            raise BrokerUnreachable(f"cannot reach the broker at {settings.broker_url}")
+        yield Operator(TableOperations(ledger))
+    finally:
+        await broker.close()
+        await ledger.close()
+        await db.dispose()
