@@ -60,10 +60,12 @@ def sign_up(
     server: LiveServer,
     prefix: str,
     on_page: Callable[[Page], object] | None = None,
+    username: str | None = None,
     **context_args: Any,
 ) -> Player:
     """A new browser context whose user signs up through the form (`on_page` sees the
-    page before it loads, e.g. to record its traffic)."""
+    page before it loads, e.g. to record its traffic; `username`: this name rather than
+    a new one made from `prefix`)."""
     context = browser.new_context(**context_args)
     page = context.new_page()
     reports: list[str] = []
@@ -75,7 +77,7 @@ def sign_up(
     )
     if on_page is not None:
         on_page(page)
-    username = unique_name(prefix)
+    username = username or unique_name(prefix)
     page.goto(f"http://127.0.0.1:{server.port}/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("correct horse battery")

@@ -362,7 +362,7 @@ def test_a_player_offline_past_the_reconnect_window_is_replaced_then_takes_the_s
     for other in (north, east):
         box = seat_box(other, "SOUTH")
         box.locator(f"[data-away-player='{south.username}']").wait_for(timeout=20_000)
-        assert box.locator(".seat-name").inner_text().startswith("South Bot")
+        assert box.locator(".seat-name").inner_text().startswith("South Basic bot")
         assert f"for {south.username}, who is away" in (box.get_attribute("aria-label") or "")
         assert box.locator("[data-presence]").count() == 0  # a bot is always there
         assert logged(other, "PLAYER_REPLACED").inner_text() == (

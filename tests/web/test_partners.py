@@ -49,14 +49,15 @@ def test_partners_see_each_others_moves_live(
     north, south = seat_up(browser, web_server, "Partners table", seed=21)
     players = {"NORTH": north, "SOUTH": south}
     # Hand 1: North deals, so East, South, West, North bid: South bids first for the
-    # team, North second enters the team total and sees South's bid and "your share".
+    # team, North second enters the team total and sees South's bid and what it leaves.
     pages.wait_turn(south)
     pages.act(south, 3)
     pages.wait_turn(north)
     box = north.page.locator(".bid-box")
     assert "Your partner (South) bid 3. Enter your team's total." in box.inner_text()
     box.locator("button[data-bid='5']").click()
-    assert "Team total 5: your share 2." in box.locator("[data-hint]").inner_text()
+    hint = box.locator("[data-hint]").inner_text()
+    assert "Your partner bid 3; your team total 5 means you need 2 tricks." in hint
     pages.act(north, 5)
     south.wait_version_at_least(north.version())
     assert south.page.locator("[data-bid-of=NORTH]").inner_text() == "5"

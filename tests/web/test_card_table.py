@@ -1,0 +1,119 @@
+"""The table as a card table, in Chromium on a desktop (1366x900): the hand in view while
+bidding, the bid box over the felt, each card of a trick in front of its player.
+
+The module's server lets bots move at once and runs turn clocks in real time (tables here
+give 60 s a turn, which no test waits out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.server import LiveServer
+from tests.web import pages
+from tests.web.screens import DEVICES, Box, assert_in_view, box
+
+TURN_SECONDS = 60
+HAND_SEED = 11  # hand 1: East leads, so North's first turn to play has three cards before it
+HAND = ".hand button.card-button"
+
+
+@pytest.fixture(scope="module")
+def table_server(tmp_path_factory: pytest.TempPathFactory, web_dist: Path) -> Iterator[LiveServer]:
+    """A server with the client, bots that move at once and real-time turn clocks."""
+    live = LiveServer(
+        tmp_path_factory.mktemp("card-table") / "spades.db",
+        env={
+            "SPADES_BOT_DELAY_MS": "0",
+            "SPADES_WEB_DIST": str(web_dist),
+            "SPADES_TURN_CLOCK_SCALE": "1",
+        },
+    )
+    live.start()
+    yield live
+    live.stop()
+
+
+def against_bots(player: pages.Player, name: str, seed: int) -> str:
+    """A seeded table of `player` (North) and three bots; its id, once the game is on."""
+    table_id = pages.create_table(player, name, seed=seed, turn_seconds=TURN_SECONDS)
+    for seat in ("EAST", "SOUTH", "WEST"):
+        pages.add_bot(player, seat)
+    player.game().wait_for()
+    return table_id
+
+
+def seat_plate(page: Any, seat: str) -> Any:
+    return page.locator(f".board .seat[data-seat={seat}]")
+
+
+def shown_trick(page: Any) -> str:
+    """Wait until the felt shows the trick in progress; its id ("hand:number")."""
+    page.wait_for_function("() => document.querySelector('.trick')?.dataset.trick === 'current'")
+    return str(page.locator(".trick").get_attribute("data-trick-id"))
+
+
+def assert_cards_toward_their_seats(page: Any) -> int:
+    """Each card on the felt lies between the middle of the trick and the seat that played
+    it, nearer that seat than any other; how many cards there are."""
+    middle = box(page.locator(".trick")).centre
+    seats = ("NORTH", "EAST", "SOUTH", "WEST")
+    plates = {seat: box(seat_plate(page, seat)).centre for seat in seats}
+    plays = page.locator(".trick .play").all()
+    for play in plays:
+        seat = str(play.get_attribute("data-played-by"))
+        card = box(play.locator(".card")).centre
+        plate = plates[seat]
+        towards = (card[0] - middle[0]) * (plate[0] - middle[0]) + (card[1] - middle[1]) * (
+            plate[1] - middle[1]
+        )
+        assert towards > 0, f"{seat}'s card at {card} is not on {seat}'s side of {middle}"
+        nearest = min(plates, key=lambda s: distance(card, plates[s]))
+        assert nearest == seat, f"{seat}'s card at {card} lies nearest {nearest}"
+        assert play.locator(".play-seat").inner_text().strip().endswith(seat.capitalize())
+    return len(plays)
+
+
+def distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
+
+
+def hand_in_view(page: Any) -> list[Box]:
+    """All 13 (or fewer) cards of the hand lie inside the window."""
+    return assert_in_view(page, HAND, "a card of the hand")
+
+
+@pytest.mark.parametrize("device", ["desktop"])
+def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device: str) -> None:
+    player = pages.sign_up(
+        browser, table_server, "felt", username=f"ada_{device}", **DEVICES[device]
+    )
+    page = player.page
+    against_bots(player, "Friday spades", HAND_SEED)
+
+    # Bidding: the bid box lies over the felt and the whole hand stays in view.
+    assert pages.wait_turn(player) == "BIDDING"
+    bid_box = box(page.locator(".bid-box"))
+    felt = box(page.locator(".board"))
+    assert felt.contains(bid_box.centre), f"the bid box {bid_box} is not over the felt {felt}"
+    assert len(hand_in_view(page)) == 13
+    assert_in_view(page, ".bid-box button[data-action=place-bid]", "the bid button")
+    page.locator(".bid-box button[data-bid='4']").click()
+    assert "means you need" in page.locator(".bid-box [data-hint]").inner_text()
+    leave = box(page.get_by_role("button", name="Leave table (a bot takes your seat)"))
+    pages.act(player, 4)
+
+    # North's first turn to play: East, South and West have played, each card in front
+    # of its player.
+    assert pages.wait_turn(player) == "PLAYING"
+    assert shown_trick(page) == "1:1"
+    assert assert_cards_toward_their_seats(page) == 3
+    assert_in_view(page, ".trick .play", "a card of the trick")
+    hand_in_view(page)
+    # "Leave table" stays where it was (no misclick after a card).
+    pages.act(player, 4)
+    assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave
