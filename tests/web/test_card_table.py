@@ -1,5 +1,6 @@
 """The table as a card table, in Chromium on a desktop (1366x900): the hand in view while
-bidding, the bid box over the felt, each card of a trick in front of its player.
+bidding, the bid box over the felt, each card of a trick in front of its player, a
+completed trick held a moment and gathered toward its winner.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -7,6 +8,7 @@ give 60 s a turn, which no test waits out).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,27 @@ from tests.web.screens import DEVICES, Box, assert_in_view, box
 TURN_SECONDS = 60
 HAND_SEED = 11  # hand 1: East leads, so North's first turn to play has three cards before it
 HAND = ".hand button.card-button"
+
+# Records, in the page, each completed trick the felt shows: when it appeared, how many
+# cards it had, its note, and when it began to be gathered (and toward which side).
+HOLD_RECORDER = """() => {
+  window.heldTricks = {};
+  setInterval(() => {
+    const trick = document.querySelector('.trick');
+    if (!trick || trick.dataset.trick !== 'held') return;
+    const now = performance.now();
+    const seen = (window.heldTricks[trick.dataset.trickId] ??= {
+      first: now, last: now, cards: 0, note: '', winner: trick.dataset.winner,
+      gathered: null, gatherClass: '' });
+    seen.last = now;
+    seen.cards = Math.max(seen.cards, trick.querySelectorAll('.play').length);
+    seen.note = trick.querySelector('[data-trick-note]')?.textContent ?? seen.note;
+    if (trick.dataset.stage === 'gathering' && seen.gathered === null) {
+      seen.gathered = now;
+      seen.gatherClass = trick.className;
+    }
+  }, 20);
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +75,8 @@ def seat_plate(page: Any, seat: str) -> Any:
 
 
 def shown_trick(page: Any) -> str:
-    """Wait until the felt shows the trick in progress; its id ("hand:number")."""
+    """Wait until the felt shows the trick in progress (no completed trick held); its id
+    ("hand:number")."""
     page.wait_for_function("() => document.querySelector('.trick')?.dataset.trick === 'current'")
     return str(page.locator(".trick").get_attribute("data-trick-id"))
 
@@ -82,6 +106,26 @@ def distance(a: tuple[float, float], b: tuple[float, float]) -> float:
     return float(((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5)
 
 
+def held(page: Any, trick_id: str) -> dict[str, Any]:
+    """What the recorder saw of completed trick `trick_id` ("hand:number")."""
+    seen = page.evaluate("id => window.heldTricks[id] ?? null", trick_id)
+    assert seen is not None, f"trick {trick_id} was never held on the felt"
+    return dict(seen)
+
+
+def assert_held_a_second(page: Any, trick_id: str) -> None:
+    """Trick `trick_id` stayed whole on the felt for a second or more, said who won it,
+    and was gathered toward the winner's seat."""
+    seen = held(page, trick_id)
+    shown_for = (seen["gathered"] or seen["last"]) - seen["first"]
+    assert seen["cards"] == 4, seen
+    assert shown_for >= 1000, f"trick {trick_id} was shown {shown_for:.0f} ms"
+    winner = str(seen["winner"])
+    assert seen["note"] == f"{winner.capitalize()} wins", seen
+    side = re.search(r"seat-(\w+)", seat_plate(page, winner).get_attribute("class") or "")
+    assert side and f"gather-{side.group(1)}" in seen["gatherClass"], seen
+
+
 def hand_in_view(page: Any) -> list[Box]:
     """All 13 (or fewer) cards of the hand lie inside the window."""
     return assert_in_view(page, HAND, "a card of the hand")
@@ -94,6 +138,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     )
     page = player.page
     against_bots(player, "Friday spades", HAND_SEED)
+    page.evaluate(HOLD_RECORDER)
 
     # Bidding: the bid box lies over the felt and the whole hand stays in view.
     assert pages.wait_turn(player) == "BIDDING"
@@ -114,6 +159,21 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     assert assert_cards_toward_their_seats(page) == 3
     assert_in_view(page, ".trick .play", "a card of the trick")
     hand_in_view(page)
-    # "Leave table" stays where it was (no misclick after a card).
+
+    # North's card ends the trick: it stays a second, then goes to its winner.
     pages.act(player, 4)
+    page.wait_for_function("() => window.heldTricks['1:1']?.gathered != null")
+    shown_trick(page)
+    assert_held_a_second(page, "1:1")
+
+    # The rest of the hand, played at once (a card played gathers the last trick early);
+    # its last trick is held like the others.
+    while player.game().get_attribute("data-phase") == "PLAYING" and pages.hand_cards(player):
+        pages.wait_turn(player)
+        if player.game().get_attribute("data-phase") != "PLAYING":
+            break
+        pages.act(player, 4)
+    page.wait_for_function("() => window.heldTricks['1:13']?.gathered != null", timeout=10_000)
+    assert_held_a_second(page, "1:13")
+    # "Leave table" stayed where it was all hand long (no misclick after the last card).
     assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave

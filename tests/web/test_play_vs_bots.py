@@ -140,8 +140,11 @@ def test_blind_nil_is_bid_unseen_and_two_cards_are_exchanged(
     player.page.wait_for_function(
         "() => ['PLAYING', 'GAME_OVER'].includes(document.querySelector('.game').dataset.phase)"
     )
+    # (Hand 1's last trick may still be on the felt for a moment: wait for hand 2's.)
+    player.page.locator(".trick[data-trick=current]").wait_for()
     after = pages.hand_cards(player)
-    assert len(after) + len(player.page.locator(".trick [data-played-by=NORTH]").all()) == 13
+    on_felt = player.page.locator(".trick[data-trick=current] [data-played-by=NORTH]").all()
+    assert len(after) + len(on_felt) == 13
     assert not set(passed) & set(after), "the passed cards left the hand"
     assert after == sorted(after, key=sort_key)
     player.page.context.close()

@@ -9,15 +9,17 @@ import {
   type Seat,
 } from "../../graphql/generated";
 import { botShort, clockwiseFrom, positionOf, sameCard, seatName, teamName, type CardLike } from "../../lib/cards";
+import type { LandedTrick } from "../../lib/tricks";
 import type { GameView } from "../../live/game";
 import type { Presence } from "../../live/presence";
 import { mutate } from "../../server/api";
 import { BidBox, BlindNilChoice } from "./BidBox";
 import { GameOver } from "./GameOver";
 import { Hand } from "./Hand";
-import { SeatPlate, seatTitle } from "./SeatPlate";
 import { HistoryPanel, ScorePanel } from "./Scores";
+import { SeatPlate, seatTitle } from "./SeatPlate";
 import { TrickArea } from "./TrickArea";
+import { useTrickHold } from "./useTrickHold";
 
 /** Who is on turn, in a sentence: "East (Standard bot)", "South (alice)". */
 function turnWho(view: GameView, seat: Seat): string {
@@ -53,6 +55,8 @@ export function Board(props: {
   closed: boolean;
   presence: Presence;
   turnSeconds: number;
+  /** The latest completed trick the page saw happen. */
+  landed: LandedTrick | null;
   /** The seat shown at the bottom for one who does not sit here (an away player's own). */
   bottom?: Seat | null;
   log: ComponentChildren;
@@ -67,6 +71,7 @@ export function Board(props: {
   const myTurn = me !== null && view.turn === me && !props.closed;
   const tableId = view.tableId;
   const expectedVersion = view.version;
+  const { held, release } = useTrickHold(props.landed);
 
   const run = async (action: () => Promise<{ data?: GameView | undefined; error?: string | undefined }>): Promise<void> => {
     setBusy(true);
@@ -76,11 +81,13 @@ export function Board(props: {
     if (result.data) props.apply(result.data);
     else if (result.error) setError(result.error);
   };
-  const play = (card: CardLike): void =>
+  const play = (card: CardLike): void => {
+    release(); // the player moves on: the last trick is gathered now
     void run(async () => {
       const r = await mutate(PlayCardDocument, { tableId, card: { suit: card.suit, rank: card.rank }, expectedVersion });
       return r.data ? { data: r.data.playCard } : r;
     });
+  };
   const bid = (value: BidInput): void =>
     void run(async () => {
       const r = await mutate(PlaceBidDocument, { tableId, bid: value, expectedVersion });
@@ -137,7 +144,7 @@ export function Board(props: {
             <SeatPlate key={seat} view={view} seat={seat} position={positionOf(order, seat)}
               presence={props.presence} turnSeconds={props.turnSeconds} />
           ))}
-          <TrickArea view={view} order={order} />
+          <TrickArea view={view} order={order} held={held} />
           {over.length > 0 && <div class="felt-over">{over}</div>}
           <p class="spades-broken small" aria-live="off"><span aria-hidden="true">♠ </span>{view.spadesBroken ? "Spades broken" : "Spades not broken"}</p>
         </section>

@@ -164,7 +164,8 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
         )
       ) : (
         <Board view={view} apply={stream.apply} closed={closed} presence={presence}
-          turnSeconds={table.turnSeconds} bottom={awaySeat} log={log} chat={chat} />
+          turnSeconds={table.turnSeconds} bottom={awaySeat} landed={stream.landed}
+          log={log} chat={chat} />
       )}
     </div>
   );
