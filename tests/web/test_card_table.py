@@ -1,6 +1,7 @@
 """The table as a card table, in Chromium on a desktop (1366x900): the hand in view while
 bidding, the bid box over the felt, each card of a trick in front of its player, a
-completed trick held a moment and gathered toward its winner.
+completed trick held a moment and gathered toward its winner, the summary of a hand
+between hands.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -173,7 +174,31 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
         if player.game().get_attribute("data-phase") != "PLAYING":
             break
         pages.act(player, 4)
-    page.wait_for_function("() => window.heldTricks['1:13']?.gathered != null", timeout=10_000)
+
+    # The hand's last trick is held like the others, then the summary shows: each team's
+    # target, tricks, points, bags and score, as the hands' history has them.
+    summary = page.locator("[data-hand-summary='1']")
+    summary.wait_for(timeout=10_000)
     assert_held_a_second(page, "1:13")
+    history = page.locator("table.history tbody tr").evaluate_all(
+        "rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))"
+    )
+    for number, team, target, tricks, points, _bags, score in history:
+        assert number == "1"
+        column = "NORTH_SOUTH" if "North" in team else "EAST_WEST"
+
+        def cell(row: str, column: str = column) -> str:
+            found = summary.locator(f"tr[data-row='{row}'] td[data-team={column}]")
+            return str(found.text_content())
+
+        assert (cell("Target"), cell("Tricks"), cell("Score")) == (target, tricks, score)
+        assert cell("Points") == points
+    # The next hand's bidding goes on beside it (East deals: North bids third); the new
+    # hand is in view.
+    assert pages.wait_turn(player) == "BIDDING"
+    page.locator(".bid-box").wait_for()
+    hand_in_view(page)
+    summary.get_by_role("button", name="Continue").click()
+    assert summary.count() == 0
     # "Leave table" stayed where it was all hand long (no misclick after the last card).
     assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave

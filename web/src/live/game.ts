@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { GameUpdatesDocument, type GameEvent, type GameFieldsFragment } from "../graphql/generated";
 import { describe, TABLE_EVENTS, type Update } from "../lib/events";
+import { summarize, type HandSummary } from "../lib/handSummary";
 import { landedAfter, lastLanded, type LandedTrick } from "../lib/tricks";
 import { live, onReconnect } from "../server/api";
 import { announcement } from "../state/announcement";
@@ -31,6 +32,8 @@ export interface GameStream {
   /** The latest trick completed while this page watched (not one already done when it
    * opened): every view is looked at, the stream's older ones too. */
   landed: LandedTrick | null;
+  /** The latest hand scored while this page watched. */
+  scored: HandSummary | null;
   /** Apply a view a mutation returned (ignored if the stream is already further). */
   apply: (view: GameView) => void;
 }
@@ -47,6 +50,7 @@ export function useGameStream(tableId: string | null): GameStream {
   const [tableChanges, setTableChanges] = useState(0);
   const [closed, setClosed] = useState(false);
   const [landed, setLanded] = useState<LandedTrick | null>(null);
+  const [scored, setScored] = useState<HandSummary | null>(null);
   // The version on screen (a mutation's result may be ahead of the stream) and the last
   // version the stream delivered (each change is logged once, in order, even if its view
   // was already on screen).
@@ -75,6 +79,7 @@ export function useGameStream(tableId: string | null): GameStream {
     // A SNAPSHOT too: the table may have changed between reading it and subscribing.
     if (TABLE_EVENTS.has(update.event) || update.event === "SNAPSHOT") setTableChanges((n) => n + 1);
     if (update.event === "TABLE_CLOSED") setClosed(true);
+    if (update.event === "HAND_SCORED") setScored(summarize(update.view));
     const words = describe(update);
     if (!words) return;
     announcement.value = words;
@@ -126,6 +131,7 @@ export function useGameStream(tableId: string | null): GameStream {
     tableChanges,
     closed,
     landed,
+    scored,
     apply: accept,
   };
 }

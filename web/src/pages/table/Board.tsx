@@ -9,6 +9,7 @@ import {
   type Seat,
 } from "../../graphql/generated";
 import { botShort, clockwiseFrom, positionOf, sameCard, seatName, teamName, type CardLike } from "../../lib/cards";
+import type { HandSummary } from "../../lib/handSummary";
 import type { LandedTrick } from "../../lib/tricks";
 import type { GameView } from "../../live/game";
 import type { Presence } from "../../live/presence";
@@ -16,6 +17,7 @@ import { mutate } from "../../server/api";
 import { BidBox, BlindNilChoice } from "./BidBox";
 import { GameOver } from "./GameOver";
 import { Hand } from "./Hand";
+import { HandSummaryPanel, useHandSummary } from "./HandSummaryPanel";
 import { HistoryPanel, ScorePanel } from "./Scores";
 import { SeatPlate, seatTitle } from "./SeatPlate";
 import { TrickArea } from "./TrickArea";
@@ -55,8 +57,9 @@ export function Board(props: {
   closed: boolean;
   presence: Presence;
   turnSeconds: number;
-  /** The latest completed trick the page saw happen. */
+  /** The latest completed trick and scored hand the page saw happen. */
   landed: LandedTrick | null;
+  scored: HandSummary | null;
   /** The seat shown at the bottom for one who does not sit here (an away player's own). */
   bottom?: Seat | null;
   log: ComponentChildren;
@@ -72,6 +75,7 @@ export function Board(props: {
   const tableId = view.tableId;
   const expectedVersion = view.version;
   const { held, release } = useTrickHold(props.landed);
+  const { summary, dismiss } = useHandSummary(props.scored, held !== null && held.trick.hand === props.scored?.hand);
 
   const run = async (action: () => Promise<{ data?: GameView | undefined; error?: string | undefined }>): Promise<void> => {
     setBusy(true);
@@ -115,9 +119,10 @@ export function Board(props: {
   const status = props.closed ? "The table is closed." : statusLine(view);
   const bidder = view.phase === "BIDDING" && !props.closed ? me : null;
 
-  // What sits over the felt's middle: what the player decides now (a bid, Blind Nil,
-  // the exchange). The hand below stays in view.
+  // What sits over the felt's middle: the last hand's summary, then what the player
+  // decides now (a bid, Blind Nil, the exchange). The hand below stays in view.
   const over = [
+    summary && <HandSummaryPanel key="summary" summary={summary} onClose={dismiss} />,
     bidder && view.handWithheld && (
       <BlindNilChoice key="blind" myTurn={myTurn} onReveal={reveal}
         onBlindNil={() => bid({ kind: "BLIND_NIL", tricks: null })} />

@@ -1,5 +1,6 @@
 import { CardFace } from "../../components/Cards";
 import { seatName, teamName, teamOf } from "../../lib/cards";
+import { signed } from "../../lib/handSummary";
 import type { GameView } from "../../live/game";
 
 /** Scores, bags, targets and tricks of the hand in play, and the last trick. */
@@ -65,7 +66,7 @@ export function HistoryPanel({ view }: { view: GameView }) {
                   <td><span aria-hidden="true">{h.team === "NORTH_SOUTH" ? "N–S" : "E–W"}</span><span class="sr-only">{teamName(h.team)}</span></td>
                   <td>{h.target ?? "double nil"}</td>
                   <td>{h.tricks}</td>
-                  <td>{h.points > 0 ? `+${h.points}` : h.points}{h.bagPenalty ? ` (−${h.bagPenalty} bags)` : ""}</td>
+                  <td>{signed(h.points)}{h.bagPenalty ? ` (bags ${signed(-h.bagPenalty)})` : ""}</td>
                   <td>{h.bags}</td>
                   <td>{h.scoreAfter}</td>
                 </tr>

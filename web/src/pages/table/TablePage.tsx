@@ -164,7 +164,7 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
         )
       ) : (
         <Board view={view} apply={stream.apply} closed={closed} presence={presence}
-          turnSeconds={table.turnSeconds} bottom={awaySeat} landed={stream.landed}
+          turnSeconds={table.turnSeconds} bottom={awaySeat} landed={stream.landed} scored={stream.scored}
           log={log} chat={chat} />
       )}
     </div>
