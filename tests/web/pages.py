@@ -82,7 +82,8 @@ def sign_up(
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("correct horse battery")
     page.get_by_role("button", name="Sign up").click()
-    page.locator(f"[data-me='{username}']").wait_for()
+    # (On a phone the header folds the player's name into its menu: there, not shown.)
+    page.locator(f"[data-me='{username}']").wait_for(state="attached")
     page.locator("[data-ready=lobby]").wait_for()
     player = Player(page, username, server, reports)
     OPEN.append(player)
@@ -109,6 +110,14 @@ def create_table(
 def add_bot(player: Player, seat: str) -> None:
     """The host fills a seat with a bot."""
     player.page.get_by_role("button", name=f"Add a bot {seat.capitalize()}").click()
+
+
+def show_panel(player: Player, name: str) -> None:
+    """Show the table's side panel `name` ("Score", "Hands", "Log", "Chat"): on a narrow
+    screen one shows at a time, chosen by its button; on a wide one all show."""
+    button = player.page.locator(".side-tabs button", has_text=name)
+    if button.is_visible():
+        button.click()
 
 
 def play_any_card(player: Player) -> str:

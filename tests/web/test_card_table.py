@@ -1,7 +1,7 @@
-"""The table as a card table, in Chromium on a desktop (1366x900): the hand in view while
-bidding, the bid box over the felt, each card of a trick in front of its player, a
-completed trick held a moment and gathered toward its winner, the summary of a hand
-between hands.
+"""The table as a card table, in Chromium on a desktop (1366x900) and a phone (390x844):
+the hand in view while bidding, the bid box over the felt, each card of a trick in front
+of its player, a completed trick held a moment and gathered toward its winner, the summary
+of a hand between hands.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -18,11 +18,21 @@ import pytest
 
 from tests.support.server import LiveServer
 from tests.web import pages
-from tests.web.screens import DEVICES, Box, assert_in_view, box
+from tests.web.screens import DEVICES, Box, assert_in_view, box, no_sideways_scroll
 
 TURN_SECONDS = 60
 HAND_SEED = 11  # hand 1: East leads, so North's first turn to play has three cards before it
 HAND = ".hand button.card-button"
+
+# The properties a card of the trick changes smoothly (a card put on the felt to look).
+PLAY_TRANSITION = """() => {
+  const play = document.createElement('div');
+  play.className = 'play';
+  document.querySelector('.trick').append(play);
+  const moving = getComputedStyle(play).transitionProperty;
+  play.remove();
+  return moving;
+}"""
 
 # Records, in the page, each completed trick the felt shows: when it appeared, how many
 # cards it had, its note, and when it began to be gathered (and toward which side).
@@ -132,11 +142,14 @@ def hand_in_view(page: Any) -> list[Box]:
     return assert_in_view(page, HAND, "a card of the hand")
 
 
-@pytest.mark.parametrize("device", ["desktop"])
+@pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device: str) -> None:
     player = pages.sign_up(
-        browser, table_server, "felt", username=f"ada_{device}", **DEVICES[device]
-    )
+        browser, table_server, "felt", username=f"ada_{device}",
+        # The phone's player asked for less motion: cards fade, nothing flies.
+        reduced_motion="reduce" if device == "phone" else "no-preference",
+        **DEVICES[device],
+    )  # fmt: skip
     page = player.page
     against_bots(player, "Friday spades", HAND_SEED)
     page.evaluate(HOLD_RECORDER)
@@ -148,18 +161,27 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     assert felt.contains(bid_box.centre), f"the bid box {bid_box} is not over the felt {felt}"
     assert len(hand_in_view(page)) == 13
     assert_in_view(page, ".bid-box button[data-action=place-bid]", "the bid button")
+    if device == "phone":
+        assert box(page.locator("header.top")).height <= 64, "the header is one row"
+        no_sideways_scroll(page)
     page.locator(".bid-box button[data-bid='4']").click()
     assert "means you need" in page.locator(".bid-box [data-hint]").inner_text()
     leave = box(page.get_by_role("button", name="Leave table (a bot takes your seat)"))
     pages.act(player, 4)
 
     # North's first turn to play: East, South and West have played, each card in front
-    # of its player.
+    # of its player; on a phone the trick and the hand share the window.
     assert pages.wait_turn(player) == "PLAYING"
     assert shown_trick(page) == "1:1"
     assert assert_cards_toward_their_seats(page) == 3
     assert_in_view(page, ".trick .play", "a card of the trick")
-    hand_in_view(page)
+    cards = hand_in_view(page)
+    if device == "phone":
+        no_sideways_scroll(page)
+        playable = page.locator(".hand button.card-button:not([disabled])").all()
+        for target in (box(card) for card in playable):
+            assert target.width >= 44 and target.height >= 44, f"a card is {target}: under 44 px"
+        assert len({round(c.y) for c in cards}) <= 2, "the hand takes one or two rows"
 
     # North's card ends the trick: it stays a second, then goes to its winner.
     pages.act(player, 4)
@@ -200,5 +222,8 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     hand_in_view(page)
     summary.get_by_role("button", name="Continue").click()
     assert summary.count() == 0
+    # What a card of the trick animates: its place too, unless less motion was asked for.
+    moving = str(page.evaluate(PLAY_TRANSITION))
+    assert ("transform" in moving) == (device == "desktop"), moving
     # "Leave table" stayed where it was all hand long (no misclick after the last card).
     assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave

@@ -90,6 +90,7 @@ def open_table(player: pages.Player, table_id: str) -> None:
 
 def logged(player: pages.Player, event: str, timeout: float = 15_000) -> Any:
     """The newest line of the table's log for `event`, once it is there."""
+    pages.show_panel(player, "Log")
     line = player.page.locator(f"[data-log] li[data-event={event}]").first
     line.wait_for(timeout=timeout)
     return line

@@ -66,6 +66,7 @@ def test_partners_see_each_others_moves_live(
     # Table chat reaches the partner live.
     north.page.get_by_placeholder("Say something").fill("good luck, partner")
     north.page.get_by_role("button", name="Send", exact=True).click()
+    pages.show_panel(south, "Chat")  # South's phone shows one panel at a time
     south.page.locator(".chat-log li", has_text="good luck, partner").wait_for()
 
     moves = 0
@@ -84,6 +85,7 @@ def test_partners_see_each_others_moves_live(
     north.wait_version_at_least(south.version())
     # The hand was scored on both screens alike.
     for player in (north, south):
+        pages.show_panel(player, "Hands")
         player.page.locator("table.history tbody tr").nth(1).wait_for()  # bots may finish it
         assert player.page.locator("table.history tbody tr").count() == 2
     for player in (north, south):

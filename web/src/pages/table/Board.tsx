@@ -18,8 +18,8 @@ import { BidBox, BlindNilChoice } from "./BidBox";
 import { GameOver } from "./GameOver";
 import { Hand } from "./Hand";
 import { HandSummaryPanel, useHandSummary } from "./HandSummaryPanel";
-import { HistoryPanel, ScorePanel } from "./Scores";
 import { SeatPlate, seatTitle } from "./SeatPlate";
+import { SidePanels } from "./SidePanels";
 import { TrickArea } from "./TrickArea";
 import { useTrickHold } from "./useTrickHold";
 
@@ -164,12 +164,7 @@ export function Board(props: {
         )}
         {view.phase === "GAME_OVER" && <GameOver view={view} />}
       </div>
-      <div class="side-col side">
-        <ScorePanel view={view} />
-        <HistoryPanel view={view} />
-        {props.log}
-        {props.chat}
-      </div>
+      <SidePanels view={view} log={props.log} chat={props.chat} />
     </div>
   );
 }

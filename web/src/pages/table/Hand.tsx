@@ -20,7 +20,8 @@ function moveFocus(event: TargetedKeyboardEvent<HTMLButtonElement>): void {
 /**
  * The player's sorted hand. In play mode legal cards are buttons and the others are
  * disabled; in pick mode (the exchange) cards toggle. When it becomes the player's turn,
- * focus goes to the first playable card, so the game can be played with Enter alone.
+ * focus goes to the first playable card (the page does not scroll for it), so the game
+ * can be played with Enter alone.
  */
 export function Hand(props: {
   cards: readonly CardLike[];
@@ -35,7 +36,7 @@ export function Hand(props: {
     if (!playable || !ref.current) return;
     const active = document.activeElement;
     if (active && active !== document.body && !ref.current.contains(active)) return;
-    ref.current.querySelector<HTMLButtonElement>("button.card-button:not([disabled])")?.focus();
+    ref.current.querySelector<HTMLButtonElement>("button.card-button:not([disabled])")?.focus({ preventScroll: true });
   });
   const label = props.mode === "play" ? (playable ? "Your hand: choose a card to play" : "Your hand")
     : props.mode === "pick" ? "Your hand: choose two cards to pass" : "Your hand";
