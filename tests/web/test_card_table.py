@@ -1,7 +1,8 @@
 """The table as a card table, in Chromium on a desktop (1366x900) and a phone (390x844):
 the hand in view while bidding, the bid box over the felt, each card of a trick in front
 of its player, a completed trick held a moment and gathered toward its winner, the summary
-of a hand between hands.
+of a hand between hands; a reason on every disabled card, in the words of the server's
+refusal.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -14,14 +15,24 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.support.server import LiveServer
 from tests.web import pages
-from tests.web.screens import DEVICES, Box, assert_in_view, box, no_sideways_scroll
+from tests.web.screens import (
+    DESKTOP,
+    DEVICES,
+    PHONE,
+    Box,
+    assert_in_view,
+    box,
+    no_sideways_scroll,
+)
 
 TURN_SECONDS = 60
 HAND_SEED = 11  # hand 1: East leads, so North's first turn to play has three cards before it
+RULES_SEED = 84  # North is void in a side suit East holds: every ILLEGAL_PLAY rule comes up
 HAND = ".hand button.card-button"
 
 # The properties a card of the trick changes smoothly (a card put on the felt to look).
@@ -167,6 +178,12 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     page.locator(".bid-box button[data-bid='4']").click()
     assert "means you need" in page.locator(".bid-box [data-hint]").inner_text()
     leave = box(page.get_by_role("button", name="Leave table (a bot takes your seat)"))
+    # A card's name is the card in words, from its content (its face is shown as "J♠").
+    first_card = pages.hand_cards(player)[0]
+    rank, suit = first_card.lower().split("-")
+    named = page.get_by_role("button", name=f"{rank.capitalize()} of {suit}", exact=True)
+    assert named.get_attribute("data-card") == first_card
+    assert named.get_attribute("aria-label") is None
     pages.act(player, 4)
 
     # North's first turn to play: East, South and West have played, each card in front
@@ -227,3 +244,105 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     assert ("transform" in moving) == (device == "desktop"), moving
     # "Leave table" stayed where it was all hand long (no misclick after the last card).
     assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave
+
+
+PLAY = "mutation($t: ID!, $c: CardInput!) { playCard(tableId: $t, card: $c) { version } }"
+
+
+def refusal(player: pages.Player, table_id: str, card: str) -> tuple[str, str]:
+    """Play `card` ("QUEEN-HEARTS") through the API as `player`: the error's code and
+    message (the server must refuse it)."""
+    rank, suit = card.split("-")
+    answer = httpx.post(
+        player.server.http_url,
+        json={"query": PLAY, "variables": {"t": table_id, "c": {"suit": suit, "rank": rank}}},
+        headers={"Authorization": f"Bearer {player.token()}"},
+        timeout=10,
+    ).json()
+    errors = answer.get("errors")
+    assert errors, f"the server let {card} be played: {answer}"
+    return str(errors[0]["extensions"]["code"]), str(errors[0]["message"])
+
+
+def disabled_cards(player: pages.Player) -> list[dict[str, str]]:
+    """Each disabled card of the hand: its card, tooltip, reason and description."""
+    found: list[dict[str, str]] = player.page.locator(f"{HAND}[disabled]").evaluate_all(
+        """els => els.map(e => ({
+             card: e.dataset.card, title: e.title, reason: e.dataset.reason ?? '',
+             described:
+               document.getElementById(e.getAttribute('aria-describedby'))?.textContent ?? '',
+           }))"""
+    )
+    return found
+
+
+def test_every_disabled_card_says_why_in_the_words_of_the_servers_refusal(
+    browser: Any, table_server: LiveServer
+) -> None:
+    north = pages.sign_up(browser, table_server, "rules", **DESKTOP)
+    east = pages.sign_up(browser, table_server, "rules", **PHONE)
+    table_id = pages.create_table(north, "By the rules", seed=RULES_SEED, turn_seconds=TURN_SECONDS)
+    east.page.get_by_role("button", name="Sit East at By the rules").click()
+    east.page.locator(".table-page[data-mode=player]").wait_for()
+    for seat in ("SOUTH", "WEST"):
+        pages.add_bot(north, seat)
+    players = {"NORTH": north, "EAST": east}
+    rules: set[str] = set()
+    waiting_told = tapped = False
+    while len(rules) < 4:
+        seat = pages.human_on_turn(players)
+        player, other = players[seat], players["EAST" if seat == "NORTH" else "NORTH"]
+        assert player.game().get_attribute("data-phase") != "GAME_OVER"
+        if player.game().get_attribute("data-phase") != "PLAYING":
+            pages.act(player, 3)
+            continue
+        # Each card the server's legal plays leave out is disabled, with a reason that
+        # is the server's own when the card is played anyway.
+        legal = set(pages.playable_cards(player))
+        for card in disabled_cards(player):
+            assert card["card"] not in legal
+            assert card["title"] == card["reason"] == card["described"], card
+            code, message = refusal(player, table_id, card["card"])
+            assert code == "ILLEGAL_PLAY"
+            assert card["reason"].lower().rstrip(".") == message.lower(), (card, message)
+            rules.add(message.split(" (")[0])
+            if seat == "EAST" and not tapped:
+                # A touch on a disabled card shows its reason under the hand.
+                east.page.touchscreen.tap(
+                    *box(east.page.locator(f"{HAND}[data-card='{card['card']}']")).centre
+                )
+                east.page.locator(".hand-hint", has_text=card["reason"]).wait_for()
+                tapped = True
+        # The other player's cards wait for their turn, and say so.
+        if not waiting_told and other.page.locator(HAND).count():
+            other.page.wait_for_function(
+                "s => document.querySelector('.game')?.dataset.turn === s", arg=seat
+            )
+            told = {card["reason"] for card in disabled_cards(other)}
+            assert told == {f"Wait for your turn: {seat.capitalize()} is to play."}, told
+            waiting_told = True
+        # East leads the first trick (13 cards in hand): a suit North lacks, if any.
+        leads_first = seat == "EAST" and len(pages.hand_cards(east)) == 13
+        card = first_suit_north_lacks(north, player) if leads_first else None
+        if card is None:
+            pages.act(player, 3)
+        else:
+            version = player.version()
+            player.page.locator(f"{HAND}[data-card='{card}']").click()
+            player.wait_version_at_least(version + 1)
+    assert rules == {
+        "you must follow suit",
+        "no spade on the first trick while you hold another suit",
+        "no spade lead on the first trick unless your hand is all spades",
+        "spades are not broken: lead another suit",
+    }
+    assert waiting_told and tapped
+
+
+def first_suit_north_lacks(north: pages.Player, leader: pages.Player) -> str | None:
+    """A card `leader` may lead in a side suit North does not hold (so North, void, meets
+    the first trick's rule on spades), if there is one."""
+    held = {card.split("-")[1] for card in pages.hand_cards(north)}
+    return next(
+        (c for c in pages.playable_cards(leader) if c.split("-")[1] not in held | {"SPADES"}), None
+    )

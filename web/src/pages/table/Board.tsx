@@ -10,6 +10,7 @@ import {
 } from "../../graphql/generated";
 import { botShort, clockwiseFrom, positionOf, sameCard, seatName, teamName, type CardLike } from "../../lib/cards";
 import type { HandSummary } from "../../lib/handSummary";
+import { playContext, UNPLAYABLE, whyNotPlayable } from "../../lib/legality";
 import type { LandedTrick } from "../../lib/tricks";
 import type { GameView } from "../../live/game";
 import type { Presence } from "../../live/presence";
@@ -45,6 +46,23 @@ function statusLine(view: GameView): string {
       return mine ? "Your turn: play a card." : `${who} is to play.`;
     default:
       return "";
+  }
+}
+
+/** Why a card of the hand cannot be pressed now (null: it can). */
+function reasonFor(view: GameView, card: CardLike, myTurn: boolean, closed: boolean): string | null {
+  if (closed) return "The table is closed.";
+  switch (view.phase) {
+    case "PLAYING":
+      if (!myTurn) return view.turn ? `Wait for your turn: ${seatName(view.turn)} is to play.` : "Wait for your turn.";
+      if (view.legalPlays.some((c) => sameCard(c, card))) return null;
+      return whyNotPlayable(card, playContext(view)) ?? UNPLAYABLE;
+    case "BIDDING":
+      return "Cards are played once every seat has bid.";
+    case "EXCHANGE":
+      return "Wait while the cards are passed.";
+    default:
+      return "The game is over.";
   }
 }
 
@@ -157,6 +175,7 @@ export function Board(props: {
         {error && <p class="error" role="alert">{error}</p>}
         {me && view.hand && view.hand.length > 0 && (
           <Hand cards={view.hand} mode={mode} legal={view.legalPlays} picked={picked}
+            reasonOf={(card) => reasonFor(view, card, myTurn, props.closed)}
             onCard={(card) => (mode === "play" ? play(card) : mode === "pick" ? toggle(card) : undefined)} />
         )}
         {me && view.handWithheld && (
