@@ -2,7 +2,7 @@
 the hand in view while bidding, the bid box over the felt, each card of a trick in front
 of its player, a completed trick held a moment and gathered toward its winner, the summary
 of a hand between hands; a reason on every disabled card, in the words of the server's
-refusal.
+refusal; "Play against bots" in one click.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -346,3 +346,37 @@ def first_suit_north_lacks(north: pages.Player, leader: pages.Player) -> str | N
     return next(
         (c for c in pages.playable_cards(leader) if c.split("-")[1] not in held | {"SPADES"}), None
     )
+
+
+def test_play_against_bots_takes_one_click_and_sign_up_tells_its_rules_first(
+    browser: Any, table_server: LiveServer
+) -> None:
+    # Before anything is sent, the sign-up form says what a name and a password need.
+    context = browser.new_context(**DESKTOP)
+    form = context.new_page()
+    form.goto(f"http://127.0.0.1:{table_server.port}/")
+    password = form.get_by_label("Password")
+    assert password.get_attribute("minlength") == "8"
+    assert form.locator(f"#{password.get_attribute('aria-describedby')}").inner_text() == (
+        "At least 8 characters."
+    )
+    assert "3 to 20 letters" in form.locator("#username-rule").inner_text()
+    # Signing in asks for no such rule (an old account's name may predate it).
+    form.get_by_role("button", name="Sign in").click()
+    assert form.get_by_label("Password").get_attribute("minlength") is None
+    assert form.get_by_label("Username").get_attribute("pattern") is None
+    assert form.get_by_label("Username").get_attribute("maxlength") is None
+    context.close()
+
+    player = pages.sign_up(browser, table_server, "solo", **DESKTOP)
+    quick = player.page.locator(".quick-play")
+    assert quick.get_by_label("Bot level").input_value() == "STANDARD"
+    quick.get_by_role("button", name="Play against bots").click()
+    player.game().wait_for()
+    assert player.game().get_attribute("data-phase") in ("BIDDING", "PLAYING")
+    for seat in ("EAST", "SOUTH", "WEST"):
+        assert "Bot (Standard)" in (seat_plate(player.page, seat).get_attribute("aria-label") or "")
+    options = player.page.locator("[data-options]").inner_text()
+    assert "Private" in options and "no turn clock" in options
+    assert pages.wait_turn(player) == "BIDDING"
+    assert player.page.locator("#table-status").inner_text() == "Your turn to bid."
