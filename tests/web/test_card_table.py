@@ -2,7 +2,7 @@
 the hand in view while bidding, the bid box over the felt, each card of a trick in front
 of its player, a completed trick held a moment and gathered toward its winner, the summary
 of a hand between hands; a reason on every disabled card, in the words of the server's
-refusal; "Play against bots" in one click.
+refusal; "Play against bots" in one click; sounds off until turned on, the turn's ring.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -380,3 +380,59 @@ def test_play_against_bots_takes_one_click_and_sign_up_tells_its_rules_first(
     assert "Private" in options and "no turn clock" in options
     assert pages.wait_turn(player) == "BIDDING"
     assert player.page.locator("#table-status").inner_text() == "Your turn to bid."
+
+
+TONES = """
+  window.tones = [];
+  const start = OscillatorNode.prototype.start;
+  OscillatorNode.prototype.start = function (...args) {
+    window.tones.push(Math.round(this.frequency.value));
+    return start.apply(this, args);
+  };
+"""
+TURN_CUE = [660, 880]
+TRICK_CUES = {"won": [523, 659, 784], "lost": [392, 311]}
+
+
+def tones(player: pages.Player) -> list[int]:
+    return [int(t) for t in player.page.evaluate("window.tones")]
+
+
+def test_sounds_are_off_until_turned_on_and_the_turn_ring_runs_down(
+    browser: Any, table_server: LiveServer
+) -> None:
+    player = pages.sign_up(
+        browser, table_server, "ears", on_page=lambda page: page.add_init_script(TONES), **DESKTOP
+    )
+    against_bots(player, "Chimes", HAND_SEED)
+    assert pages.wait_turn(player) == "BIDDING"
+    # The turn came and nothing sounded: sounds are off by default.
+    assert tones(player) == []
+    sounds = player.page.get_by_label("Sounds")
+    assert not sounds.is_checked()
+
+    # The ring around North's clock empties as the turn's time runs out.
+    ring = seat_plate(player.page, "NORTH").locator("[role=timer] .ring-left")
+    before = float(ring.get_attribute("data-left") or "0")
+    player.page.wait_for_timeout(1300)
+    after = float(ring.get_attribute("data-left") or "0")
+    assert 0 < after < before <= 100
+
+    # Turned on, sounds chime for the turn and for each trick, won or lost.
+    sounds.check()
+    assert tones(player) == TURN_CUE  # the toggle's own chime
+    pages.act(player, 4)
+    assert pages.wait_turn(player) == "PLAYING"
+    player.page.wait_for_function("n => window.tones.length >= n", arg=2 * len(TURN_CUE))
+    assert tones(player) == TURN_CUE * 2
+    pages.act(player, 4)  # the trick's fourth card
+    winner = str(player.page.locator(".trick[data-trick=held]").get_attribute("data-winner"))
+    cue = TRICK_CUES["won" if winner in ("NORTH", "SOUTH") else "lost"]
+    player.page.wait_for_function("n => window.tones.length >= n", arg=4 + len(cue))
+    assert tones(player)[4 : 4 + len(cue)] == cue
+
+    # The choice is kept in this browser.
+    player.page.reload()
+    player.game().wait_for()
+    assert player.page.get_by_label("Sounds").is_checked()
+    assert player.page.evaluate("localStorage.getItem('spades.sounds')") == "1"

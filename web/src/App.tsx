@@ -12,7 +12,7 @@ import { Social } from "./pages/social/Social";
 import { TablePage } from "./pages/table/TablePage";
 import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "./server/api";
 import { announcement } from "./state/announcement";
-import { fourColour } from "./state/prefs";
+import { fourColour, soundsOn } from "./state/prefs";
 import { navigate, route } from "./state/router";
 import { socialTick } from "./state/social";
 import { toast } from "./state/toast";
@@ -36,6 +36,7 @@ export function App() {
   const spoken = useSignal(announcement);
   const message = useSignal(toast);
   const deck = useSignal(fourColour);
+  const sounds = useSignal(soundsOn);
   // On a narrow screen the header is one row: navigation and settings fold into a menu.
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [current]);
@@ -116,6 +117,10 @@ export function App() {
             <label class="toggle">
               <input type="checkbox" checked={deck} onChange={(e) => (fourColour.value = e.currentTarget.checked)} />
               Four-colour deck
+            </label>
+            <label class="toggle">
+              <input type="checkbox" name="sounds" checked={sounds} onChange={(e) => (soundsOn.value = e.currentTarget.checked)} />
+              Sounds
             </label>
             {me && (
               <>

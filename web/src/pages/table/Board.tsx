@@ -22,6 +22,7 @@ import { HandSummaryPanel, useHandSummary } from "./HandSummaryPanel";
 import { SeatPlate, seatTitle } from "./SeatPlate";
 import { SidePanels } from "./SidePanels";
 import { TrickArea } from "./TrickArea";
+import { useTableSounds } from "./useTableSounds";
 import { useTrickHold } from "./useTrickHold";
 
 /** Who is on turn, in a sentence: "East (Standard bot)", "South (alice)". */
@@ -94,6 +95,7 @@ export function Board(props: {
   const expectedVersion = view.version;
   const { held, release } = useTrickHold(props.landed);
   const { summary, dismiss } = useHandSummary(props.scored, held !== null && held.trick.hand === props.scored?.hand);
+  useTableSounds(view, props.landed);
 
   const run = async (action: () => Promise<{ data?: GameView | undefined; error?: string | undefined }>): Promise<void> => {
     setBusy(true);
