@@ -2,7 +2,9 @@
 the hand in view while bidding, the bid box over the felt, each card of a trick in front
 of its player, a completed trick held a moment and gathered toward its winner, the summary
 of a hand between hands; a reason on every disabled card, in the words of the server's
-refusal; "Play against bots" in one click; sounds off until turned on, the turn's ring.
+refusal; "Play against bots" in one click; sounds off until turned on, the turn's ring;
+axe-core finding nothing serious on the lobby, the table and a profile; the JavaScript
+budget.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
 give 60 s a turn, which no test waits out).
@@ -10,6 +12,7 @@ give 60 s a turn, which no test waits out).
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +23,7 @@ import pytest
 
 from tests.support.server import LiveServer
 from tests.web import pages
+from tests.web.axe import assert_accessible
 from tests.web.screens import (
     DESKTOP,
     DEVICES,
@@ -33,17 +37,8 @@ from tests.web.screens import (
 TURN_SECONDS = 60
 HAND_SEED = 11  # hand 1: East leads, so North's first turn to play has three cards before it
 RULES_SEED = 84  # North is void in a side suit East holds: every ILLEGAL_PLAY rule comes up
+JS_BUDGET = 150 * 1024  # bytes of JavaScript, gzipped
 HAND = ".hand button.card-button"
-
-# The properties a card of the trick changes smoothly (a card put on the felt to look).
-PLAY_TRANSITION = """() => {
-  const play = document.createElement('div');
-  play.className = 'play';
-  document.querySelector('.trick').append(play);
-  const moving = getComputedStyle(play).transitionProperty;
-  play.remove();
-  return moving;
-}"""
 
 # Records, in the page, each completed trick the felt shows: when it appeared, how many
 # cards it had, its note, and when it began to be gathered (and toward which side).
@@ -64,6 +59,17 @@ HOLD_RECORDER = """() => {
       seen.gatherClass = trick.className;
     }
   }, 20);
+}"""
+
+
+# The properties a card of the trick changes smoothly (a card put on the felt to look).
+PLAY_TRANSITION = """() => {
+  const play = document.createElement('div');
+  play.className = 'play';
+  document.querySelector('.trick').append(play);
+  const moving = getComputedStyle(play).transitionProperty;
+  play.remove();
+  return moving;
 }"""
 
 
@@ -97,8 +103,7 @@ def seat_plate(page: Any, seat: str) -> Any:
 
 
 def shown_trick(page: Any) -> str:
-    """Wait until the felt shows the trick in progress (no completed trick held); its id
-    ("hand:number")."""
+    """Wait until the felt shows the trick in progress (no completed trick held); its id."""
     page.wait_for_function("() => document.querySelector('.trick')?.dataset.trick === 'current'")
     return str(page.locator(".trick").get_attribute("data-trick-id"))
 
@@ -155,8 +160,10 @@ def hand_in_view(page: Any) -> list[Box]:
 
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device: str) -> None:
+    requests: list[str] = []
     player = pages.sign_up(
         browser, table_server, "felt", username=f"ada_{device}",
+        on_page=lambda page: page.on("request", lambda r: requests.append(r.url)),
         # The phone's player asked for less motion: cards fade, nothing flies.
         reduced_motion="reduce" if device == "phone" else "no-preference",
         **DEVICES[device],
@@ -177,6 +184,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
         no_sideways_scroll(page)
     page.locator(".bid-box button[data-bid='4']").click()
     assert "means you need" in page.locator(".bid-box [data-hint]").inner_text()
+    assert_accessible(page, f"the table while bidding ({device})")
     leave = box(page.get_by_role("button", name="Leave table (a bot takes your seat)"))
     # A card's name is the card in words, from its content (its face is shown as "J♠").
     first_card = pages.hand_cards(player)[0]
@@ -189,7 +197,8 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     # North's first turn to play: East, South and West have played, each card in front
     # of its player; on a phone the trick and the hand share the window.
     assert pages.wait_turn(player) == "PLAYING"
-    assert shown_trick(page) == "1:1"
+    first = shown_trick(page)
+    assert first == "1:1"
     assert assert_cards_toward_their_seats(page) == 3
     assert_in_view(page, ".trick .play", "a card of the trick")
     cards = hand_in_view(page)
@@ -199,6 +208,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
         for target in (box(card) for card in playable):
             assert target.width >= 44 and target.height >= 44, f"a card is {target}: under 44 px"
         assert len({round(c.y) for c in cards}) <= 2, "the hand takes one or two rows"
+    assert_accessible(page, f"the table mid-trick ({device})")
 
     # North's card ends the trick: it stays a second, then goes to its winner.
     pages.act(player, 4)
@@ -206,8 +216,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     shown_trick(page)
     assert_held_a_second(page, "1:1")
 
-    # The rest of the hand, played at once (a card played gathers the last trick early);
-    # its last trick is held like the others.
+    # The rest of the hand, played at once (a card played gathers the last trick early).
     while player.game().get_attribute("data-phase") == "PLAYING" and pages.hand_cards(player):
         pages.wait_turn(player)
         if player.game().get_attribute("data-phase") != "PLAYING":
@@ -237,13 +246,18 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     assert pages.wait_turn(player) == "BIDDING"
     page.locator(".bid-box").wait_for()
     hand_in_view(page)
+    assert_accessible(page, f"the table with a hand's summary ({device})")
     summary.get_by_role("button", name="Continue").click()
     assert summary.count() == 0
+    # "Leave table" stayed where it was all hand long (no misclick after the last card).
+    assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave
     # What a card of the trick animates: its place too, unless less motion was asked for.
     moving = str(page.evaluate(PLAY_TRANSITION))
     assert ("transform" in moving) == (device == "desktop"), moving
-    # "Leave table" stayed where it was all hand long (no misclick after the last card).
-    assert box(page.get_by_role("button", name="Leave table (a bot takes your seat)")) == leave
+
+    origin = f"http://127.0.0.1:{table_server.port}/"
+    elsewhere = [url for url in requests if not url.startswith((origin, "data:"))]
+    assert not elsewhere, f"requests to another origin: {elsewhere}"
 
 
 PLAY = "mutation($t: ID!, $c: CardInput!) { playCard(tableId: $t, card: $c) { version } }"
@@ -436,3 +450,21 @@ def test_sounds_are_off_until_turned_on_and_the_turn_ring_runs_down(
     player.game().wait_for()
     assert player.page.get_by_label("Sounds").is_checked()
     assert player.page.evaluate("localStorage.getItem('spades.sounds')") == "1"
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_lobby_and_a_profile_pass_axe(
+    browser: Any, table_server: LiveServer, device: str
+) -> None:
+    player = pages.sign_up(browser, table_server, "axe", **DEVICES[device])
+    assert_accessible(player.page, f"the lobby ({device})")
+    player.page.goto(f"{player.base}/player/{player.username}")
+    player.page.locator("[data-ready=profile]").wait_for()
+    assert_accessible(player.page, f"a profile ({device})")
+
+
+def test_the_client_keeps_its_javascript_budget(web_dist: Path) -> None:
+    scripts = list((web_dist / "assets").glob("*.js"))
+    assert scripts
+    gzipped = sum(len(gzip.compress(script.read_bytes())) for script in scripts)
+    assert gzipped <= JS_BUDGET, f"{gzipped / 1024:.1f} KB of gzipped JavaScript"
