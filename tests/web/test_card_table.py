@@ -241,6 +241,9 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
 
         assert (cell("Target"), cell("Tricks"), cell("Score")) == (target, tricks, score)
         assert cell("Points") == points
+    if device == "desktop":  # the history's every column shows in its side panel
+        region = page.locator(".scroll[role=region]")
+        assert region.evaluate("r => r.scrollWidth <= r.clientWidth"), "the history scrolls"
     # The next hand's bidding goes on beside it (East deals: North bids third); the new
     # hand is in view.
     assert pages.wait_turn(player) == "BIDDING"
