@@ -1,10 +1,19 @@
-"""Where things are on the screen: bounding boxes, in CSS pixels of the viewport."""
+"""Where things are on the screen (bounding boxes, in CSS pixels of the viewport), and the
+screenshots the documentation shows.
+
+`SPADES_SCREENSHOTS=1` makes the tests that pass through a documented moment write its
+picture under docs/screenshots/ (PNG); without it they write nothing.
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
+from tests.support.server import ROOT
+
+SCREENSHOTS = ROOT / "docs" / "screenshots"
 DESKTOP = {"viewport": {"width": 1366, "height": 900}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 DEVICES = {"desktop": DESKTOP, "phone": PHONE}
@@ -68,3 +77,11 @@ def assert_in_view(page: Any, selector: str, what: str) -> list[Box]:
 def no_sideways_scroll(page: Any) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= viewport(page).width, f"the page scrolls sideways ({width} px)"
+
+
+def shoot(page: Any, name: str) -> None:
+    """The documentation's screenshot `name`.png, when SPADES_SCREENSHOTS is set."""
+    if not os.environ.get("SPADES_SCREENSHOTS"):
+        return
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), animations="disabled")

@@ -7,7 +7,8 @@ axe-core finding nothing serious on the lobby, the table and a profile; the Java
 budget.
 
 The module's server lets bots move at once and runs turn clocks in real time (tables here
-give 60 s a turn, which no test waits out).
+give 60 s a turn, which no test waits out). With `SPADES_SCREENSHOTS=1` the tests of a hand
+also write the documentation's screenshots (tests/web/screens.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tests.web.screens import (
     assert_in_view,
     box,
     no_sideways_scroll,
+    shoot,
 )
 
 TURN_SECONDS = 60
@@ -185,6 +187,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     page.locator(".bid-box button[data-bid='4']").click()
     assert "means you need" in page.locator(".bid-box [data-hint]").inner_text()
     assert_accessible(page, f"the table while bidding ({device})")
+    shoot(page, f"{device}-bidding")
     leave = box(page.get_by_role("button", name="Leave table (a bot takes your seat)"))
     # A card's name is the card in words, from its content (its face is shown as "J♠").
     first_card = pages.hand_cards(player)[0]
@@ -209,6 +212,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
             assert target.width >= 44 and target.height >= 44, f"a card is {target}: under 44 px"
         assert len({round(c.y) for c in cards}) <= 2, "the hand takes one or two rows"
     assert_accessible(page, f"the table mid-trick ({device})")
+    shoot(page, f"{device}-mid-trick")
 
     # North's card ends the trick: it stays a second, then goes to its winner.
     pages.act(player, 4)
@@ -250,6 +254,7 @@ def test_a_hand_at_the_card_table(browser: Any, table_server: LiveServer, device
     page.locator(".bid-box").wait_for()
     hand_in_view(page)
     assert_accessible(page, f"the table with a hand's summary ({device})")
+    shoot(page, f"{device}-hand-summary")
     summary.get_by_role("button", name="Continue").click()
     assert summary.count() == 0
     # "Leave table" stayed where it was all hand long (no misclick after the last card).
