@@ -33,14 +33,16 @@ def seat_up(
 
 
 def partner_sees(viewer: pages.Player, seat: str, card: str, version: int) -> None:
-    """`viewer`'s screen has reached `version` and shows `card` played by `seat` (in the
-    trick on the table or as the last trick)."""
+    """`viewer`'s screen has reached `version` and shows `card` played by `seat`: on the
+    felt or as the last trick, or (while the felt still holds the trick before a moment)
+    in the table's log."""
     viewer.wait_version_at_least(version)
+    rank, suit = card.lower().split("-")
+    told = f"{seat.capitalize()} played the {rank.capitalize()} of {suit}."
     shown = viewer.page.locator(
         f".trick [data-played-by={seat}] [data-card='{card}'],"
         f" [data-last-trick] [data-card='{card}']"
-    )
-    # A completed trick stays on the felt a moment before the next one shows.
+    ).or_(viewer.page.locator("[data-log] li", has_text=told))
     shown.first.wait_for(state="attached", timeout=5_000)
 
 
