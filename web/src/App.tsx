@@ -12,7 +12,7 @@ import { Social } from "./pages/social/Social";
 import { TablePage } from "./pages/table/TablePage";
 import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "./server/api";
 import { announcement } from "./state/announcement";
-import { fourColour } from "./state/prefs";
+import { fourColour, soundsOn } from "./state/prefs";
 import { navigate, route } from "./state/router";
 import { socialTick } from "./state/social";
 import { toast } from "./state/toast";
@@ -36,6 +36,10 @@ export function App() {
   const spoken = useSignal(announcement);
   const message = useSignal(toast);
   const deck = useSignal(fourColour);
+  const sounds = useSignal(soundsOn);
+  // On a narrow screen the header is one row: navigation and settings fold into a menu.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [current]);
 
   useEffect(() => {
     if (!currentToken) {
@@ -91,30 +95,40 @@ export function App() {
         <a class="brand" href="/" onClick={(e) => { e.preventDefault(); navigate("/"); }}>
           <span aria-hidden="true">♠</span> Spades Online
         </a>
-        {me && (
-          <nav aria-label="Main">
-            <a href="/" aria-current={current.page === "lobby" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("/"); }}>Lobby</a>
-            <a href="/friends" aria-current={current.page === "social" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
-            <a href="/leaderboard" aria-current={current.page === "leaderboard" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("/leaderboard"); }}>Leaderboard</a>
-          </nav>
-        )}
-        <div class="top-right">
-          <span class={`link link-${linkState}`} data-link={linkState} role="status">
-            {linkState === "reconnecting" ? "Reconnecting…" : linkState === "online" ? "Live" : ""}
-          </span>
-          <label class="toggle">
-            <input type="checkbox" checked={deck} onChange={(e) => (fourColour.value = e.currentTarget.checked)} />
-            Four-colour deck
-          </label>
+        <span class={`link link-${linkState}`} data-link={linkState} role="status">
+          {linkState === "reconnecting" ? "Reconnecting…" : linkState === "online" ? "Live" : ""}
+        </span>
+        <button type="button" class="ghost menu-button" aria-expanded={menuOpen} aria-controls="top-menu"
+          onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <div id="top-menu" class="top-menu" data-open={menuOpen ? "true" : undefined}>
           {me && (
-            <>
-              <span class="me" data-me={me.username}><PlayerLink username={me.username} /></span>
-              <button type="button" class="ghost" onClick={() => void signOut()}>Sign out</button>
-            </>
+            <nav aria-label="Main">
+              <a href="/" aria-current={current.page === "lobby" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("/"); }}>Lobby</a>
+              <a href="/friends" aria-current={current.page === "social" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
+              <a href="/leaderboard" aria-current={current.page === "leaderboard" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("/leaderboard"); }}>Leaderboard</a>
+            </nav>
           )}
+          <div class="top-right">
+            <label class="toggle">
+              <input type="checkbox" checked={deck} onChange={(e) => (fourColour.value = e.currentTarget.checked)} />
+              Four-colour deck
+            </label>
+            <label class="toggle">
+              <input type="checkbox" name="sounds" checked={sounds} onChange={(e) => (soundsOn.value = e.currentTarget.checked)} />
+              Sounds
+            </label>
+            {me && (
+              <>
+                <span class="me" data-me={me.username}><PlayerLink username={me.username} /></span>
+                <button type="button" class="ghost" onClick={() => void signOut()}>Sign out</button>
+              </>
+            )}
+          </div>
         </div>
       </header>
       <div class="sr-only" aria-live="polite" aria-atomic="true">{spoken}</div>
