@@ -15,12 +15,14 @@ from app.services import broker_codec as wire
 from app.services.accounts.auth import AuthService, TokenRevoked, hash_token
 from app.services.accounts.profiles import ProfileService
 from app.services.accounts.results import game_ends, ratings_ahead
+from app.services.accounts.revocations import PlayerRevocations
 from app.services.chat.rate_limit import ChatLimiter
 from app.services.chat.service import ChatService
 from app.services.live.presence import PresenceService, PresenceTimings
 from app.services.live.presence_store import MemoryPresence, PresenceStore, RedisPresence
 from app.services.live.streams import Streams
 from app.services.lobby.service import TableService
+from app.services.moderation.service import ModerationService
 from app.services.play.bots import BotDriver
 from app.services.play.clock_sweep import ClockTimers
 from app.services.play.commands import GameService
@@ -121,6 +123,16 @@ class Services:
             self.social,
             ChatLimiter(settings.broker_url),
         )
+        # Every token of a player revoked on every process at once (a ban).
+        self.revocations = PlayerRevocations(self.broker, self.auth)
+        self.moderation = ModerationService(
+            self.db,
+            self.ledger,
+            self.chat,
+            self.revocations,
+            self.profiles.cursor_key,
+            settings.moderation_watch_seconds,
+        )
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -138,12 +150,16 @@ class Services:
         await self.presence.start(open_tables)
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
+        await self.revocations.start()
+        await self.moderation.start()
 
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
         if self._revocations is not None:
             self._revocations.cancel()
             await asyncio.gather(self._revocations, return_exceptions=True)
+        await self.moderation.stop()
+        await self.revocations.stop()
         await self.presence.stop()
         await self.clocks.stop()
         await self.bots.stop()

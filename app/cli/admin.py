@@ -1,0 +1,155 @@
+"""`spades admin`: the operator's moderation commands (docs/operations.md). Each works
+while servers run and takes effect on every process at once: the database is shared,
+and a ban reaches every process through the broker (without one, each server process
+finds it within SPADES_MODERATION_WATCH_SECONDS). They run the same code as the
+moderators' mutations, with the operator recorded as no player."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from app.rules.errors import RuleError
+from app.rules.moderation import Role
+from app.services.accounts.auth import AuthService
+from app.services.accounts.revocations import PlayerRevocations
+from app.services.container import make_broker
+from app.services.moderation.authority import Authority
+from app.services.moderation.enforcement import BanEnforcement
+from app.services.moderation.model import OPERATOR
+from app.services.moderation.sanctions import SanctionService
+from app.services.tables.ledger import Ledger
+from app.settings import Settings, load_settings
+from app.store.db import Database
+
+
+@dataclass
+class Operator:
+    """What the commands need: roles and sanctions over the database and the broker.
+    The ledger has no reactions: a bot owed a turn after a ban is driven by a server
+    (its watchdog), not by this short-lived process."""
+
+    authority: Authority
+    sanctions: SanctionService
+    broadcast: bool  # a broker reaches the running servers
+
+
+@asynccontextmanager
+async def operator(settings: Settings) -> AsyncIterator[Operator]:
+    """The operator's services, closed afterwards."""
+    db = Database(settings.database_url)
+    broker = make_broker(settings)
+    await broker.start()
+    try:
+        revocations = PlayerRevocations(broker, AuthService(db, settings))
+        authority = Authority(db)
+        enforcement = BanEnforcement(db, Ledger(db, broker), revocations)
+        yield Operator(
+            authority, SanctionService(db, authority, enforcement), settings.broker_url is not None
+        )
+    finally:
+        await broker.close()
+        await db.dispose()
+
+
+def _run(args: argparse.Namespace, action: Callable[[Operator], Awaitable[str]]) -> int:
+    settings = load_settings().with_overrides(
+        database_url=args.database_url, broker_url=args.broker_url
+    )
+
+    async def main() -> str:
+        async with operator(settings) as ops:
+            return await action(ops)
+
+    try:
+        print(asyncio.run(main()))
+    except RuleError as refusal:
+        print(f"refused ({refusal.code.value}): {refusal.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _instant(epoch: float | None) -> str:
+    if epoch is None:
+        return "until lifted"
+    return "until " + datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+
+
+def _role(args: argparse.Namespace) -> int:
+    async def action(ops: Operator) -> str:
+        player, _ = await ops.authority.by_username(args.username)
+        previous = await ops.authority.set_role(OPERATOR, player.id, Role(args.role))
+        return f"{player.username}: {args.role} (was {previous.value})"
+
+    return _run(args, action)
+
+
+def _ban(args: argparse.Namespace) -> int:
+    async def action(ops: Operator) -> str:
+        player, _ = await ops.authority.by_username(args.username)
+        ban = await ops.sanctions.ban(OPERATOR, player.id, args.reason, ops.broadcast)
+        told = "" if ops.broadcast else " (no broker: servers carry it out within seconds)"
+        return f"{player.username} banned until lifted, sanction {ban.id}{told}"
+
+    return _run(args, action)
+
+
+def _unban(args: argparse.Namespace) -> int:
+    async def action(ops: Operator) -> str:
+        player, _ = await ops.authority.by_username(args.username)
+        lifted = await ops.sanctions.lift_bans(OPERATOR, player.id)
+        if not lifted:
+            return f"{player.username} is not banned"
+        return f"{player.username} may sign in again ({len(lifted)} ban lifted)"
+
+    return _run(args, action)
+
+
+def _mute(args: argparse.Namespace) -> int:
+    async def action(ops: Operator) -> str:
+        player, _ = await ops.authority.by_username(args.username)
+        mute = await ops.sanctions.mute(OPERATOR, player.id, args.minutes, args.reason)
+        return f"{player.username} muted {_instant(mute.ends_at)}, sanction {mute.id}"
+
+    return _run(args, action)
+
+
+def _connections(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--database-url", default=None, help="as for spades serve")
+    parser.add_argument(
+        "--broker-url", default=None, help="the servers' Redis (default: SPADES_BROKER_URL)"
+    )
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `spades admin` and its subcommands."""
+    admin = commands.add_parser("admin", help="operator commands: roles, bans, mutes")
+    actions = admin.add_subparsers(dest="action", required=True)
+
+    role = actions.add_parser("role", help="make a player a PLAYER, MODERATOR or ADMIN")
+    role.add_argument("username")
+    role.add_argument("role", choices=[r.value for r in Role], type=str.upper)
+    role.set_defaults(run=_role)
+
+    ban = actions.add_parser("ban", help="ban a player until unbanned, on every process")
+    ban.add_argument("username")
+    ban.add_argument("--reason", required=True)
+    ban.set_defaults(run=_ban)
+
+    unban = actions.add_parser("unban", help="lift a player's ban (they may sign in again)")
+    unban.add_argument("username")
+    unban.set_defaults(run=_unban)
+
+    mute = actions.add_parser("mute", help="keep a player from chatting for N minutes")
+    mute.add_argument("username")
+    mute.add_argument("--minutes", type=int, required=True, help="1 to 10,080")
+    mute.add_argument("--reason", required=True)
+    mute.set_defaults(run=_mute)
+
+    for parser in (role, ban, unban, mute):
+        _connections(parser)
