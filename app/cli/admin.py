@@ -13,19 +13,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from app.rules.errors import RuleError
 from app.rules.moderation import Role
-from app.services.accounts.auth import AuthService
-from app.services.accounts.revocations import PlayerRevocations
-from app.services.container import make_broker
-from app.services.moderation.authority import Authority
-from app.services.moderation.enforcement import BanEnforcement
-from app.services.moderation.model import OPERATOR
-from app.services.moderation.sanctions import SanctionService
-from app.services.tables.ledger import Ledger
-from app.settings import Settings, load_settings
-from app.store.db import Database
+
+if TYPE_CHECKING:  # imported when a command runs: `spades --help` stays quick
+    from app.services.moderation.authority import Authority
+    from app.services.moderation.model import Actor
+    from app.services.moderation.sanctions import SanctionService
+    from app.settings import Settings
 
 
 @dataclass
@@ -37,11 +34,22 @@ class Operator:
     authority: Authority
     sanctions: SanctionService
     broadcast: bool  # a broker reaches the running servers
+    actor: Actor  # the operator: recorded as no player
 
 
 @asynccontextmanager
 async def operator(settings: Settings) -> AsyncIterator[Operator]:
     """The operator's services, closed afterwards."""
+    from app.services.accounts.auth import AuthService
+    from app.services.accounts.revocations import PlayerRevocations
+    from app.services.container import make_broker
+    from app.services.moderation.authority import Authority
+    from app.services.moderation.enforcement import BanEnforcement
+    from app.services.moderation.model import OPERATOR
+    from app.services.moderation.sanctions import SanctionService
+    from app.services.tables.ledger import Ledger
+    from app.store.db import Database
+
     db = Database(settings.database_url)
     broker = make_broker(settings)
     await broker.start()
@@ -49,15 +57,16 @@ async def operator(settings: Settings) -> AsyncIterator[Operator]:
         revocations = PlayerRevocations(broker, AuthService(db, settings))
         authority = Authority(db)
         enforcement = BanEnforcement(db, Ledger(db, broker), revocations)
-        yield Operator(
-            authority, SanctionService(db, authority, enforcement), settings.broker_url is not None
-        )
+        sanctions = SanctionService(db, authority, enforcement)
+        yield Operator(authority, sanctions, settings.broker_url is not None, OPERATOR)
     finally:
         await broker.close()
         await db.dispose()
 
 
 def _run(args: argparse.Namespace, action: Callable[[Operator], Awaitable[str]]) -> int:
+    from app.settings import load_settings
+
     settings = load_settings().with_overrides(
         database_url=args.database_url, broker_url=args.broker_url
     )
@@ -83,7 +92,7 @@ def _instant(epoch: float | None) -> str:
 def _role(args: argparse.Namespace) -> int:
     async def action(ops: Operator) -> str:
         player, _ = await ops.authority.by_username(args.username)
-        previous = await ops.authority.set_role(OPERATOR, player.id, Role(args.role))
+        previous = await ops.authority.set_role(ops.actor, player.id, Role(args.role))
         return f"{player.username}: {args.role} (was {previous.value})"
 
     return _run(args, action)
@@ -92,7 +101,7 @@ def _role(args: argparse.Namespace) -> int:
 def _ban(args: argparse.Namespace) -> int:
     async def action(ops: Operator) -> str:
         player, _ = await ops.authority.by_username(args.username)
-        ban = await ops.sanctions.ban(OPERATOR, player.id, args.reason, ops.broadcast)
+        ban = await ops.sanctions.ban(ops.actor, player.id, args.reason, ops.broadcast)
         told = "" if ops.broadcast else " (no broker: servers carry it out within seconds)"
         return f"{player.username} banned until lifted, sanction {ban.id}{told}"
 
@@ -102,7 +111,7 @@ def _ban(args: argparse.Namespace) -> int:
 def _unban(args: argparse.Namespace) -> int:
     async def action(ops: Operator) -> str:
         player, _ = await ops.authority.by_username(args.username)
-        lifted = await ops.sanctions.lift_bans(OPERATOR, player.id)
+        lifted = await ops.sanctions.lift_bans(ops.actor, player.id)
         if not lifted:
             return f"{player.username} is not banned"
         return f"{player.username} may sign in again ({len(lifted)} ban lifted)"
@@ -113,7 +122,7 @@ def _unban(args: argparse.Namespace) -> int:
 def _mute(args: argparse.Namespace) -> int:
     async def action(ops: Operator) -> str:
         player, _ = await ops.authority.by_username(args.username)
-        mute = await ops.sanctions.mute(OPERATOR, player.id, args.minutes, args.reason)
+        mute = await ops.sanctions.mute(ops.actor, player.id, args.minutes, args.reason)
         return f"{player.username} muted {_instant(mute.ends_at)}, sanction {mute.id}"
 
     return _run(args, action)
