@@ -153,7 +153,8 @@ class ChatService:
         async with self.db.read() as session:
             mute = await active_mute(session, player_id, now_ts())
         if mute is not None and mute.ends_at is not None:
-            until = datetime.fromtimestamp(mute.ends_at, UTC).isoformat(timespec="seconds")
+            moment = datetime.fromtimestamp(mute.ends_at, UTC).isoformat(timespec="seconds")
+            until = moment.replace("+00:00", "Z")
             raise RuleError(ErrorCode.FORBIDDEN, f"you are muted until {until} ({mute.reason})")
 
     async def readable(self, viewer: Viewer, message_id: str) -> ChatMessage:
