@@ -23,7 +23,7 @@ from tests.scale.harness import (
 )
 from tests.security.helpers import receive, subscribe, ws_connection
 from tests.support.client import ApiError
-from tests.support.moderation import admin, ban, grant, refusal, sign_in
+from tests.support.moderation import admin, ban, grant, refusal, report, sign_in
 from tests.support.services import redis_url
 
 from .test_sanctions import LOBBY_UPDATES, ME, closed_within
@@ -133,6 +133,25 @@ async def test_no_move_of_a_banned_player_racing_the_ban_on_two_processes_applie
 
 def _by_north(entry: dict[str, Any]) -> bool:
     return entry["type"] in HUMAN_MOVES and entry.get("seat") == "NORTH"
+
+
+async def test_at_most_ten_reports_an_hour_hold_for_concurrent_reports_on_two_processes(
+    cluster: Cluster,
+) -> None:
+    reporter = await FastApi(cluster.a).sign_up()
+    target = await FastApi(cluster.b).sign_up()
+    assert target.player_id is not None
+    sides = [reporter, on(reporter, cluster.b)]
+
+    async def one(number: int) -> str:
+        try:
+            await report(sides[number % 2], str(target.player_id), "STALLING")
+        except ApiError as exc:
+            return str(exc.code)
+        return "STORED"
+
+    answers = await asyncio.gather(*(one(n) for n in range(16)))
+    assert sorted(answers) == ["RATE_LIMITED"] * 6 + ["STORED"] * 10
 
 
 async def test_the_operators_ban_through_the_broker_holds_on_every_process_when_it_returns(
