@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -39,6 +40,16 @@ def account(server: LiveServer, username: str) -> Account:
         ).json()
     payload = answer["data"]["signUp"]
     return Account(payload["token"], payload["player"]["id"], username)
+
+
+@pytest.fixture(scope="package")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for the single-process modules of this folder (each test uses players
+    of its own): starting one per module cost more than their tests."""
+    live = LiveServer(tmp_path_factory.mktemp("moderation") / "spades.db")
+    live.start()
+    yield live
+    live.stop()
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,18 @@ stored with the player's tokens revoked:
    or is refused after it, so none applies once the ban is acknowledged;
 3. the `on_ban` handlers run (a searching quick-play ticket ends CANCELLED there).
 
-Each process also watches the sanctions table (`look`, every few seconds): a ban stored
-where it could not hear of it (the `spades admin` command without a broker, a lost
-broker message) is still carried out here within seconds, and a seat a banned player
-took in a request already under way when the ban landed is taken back."""
+Each process also watches the sanctions table (`look`, every few seconds, one indexed
+query when nothing happens): a ban stored where it could not hear of it (the `spades
+admin` command without a broker, a lost broker message) is still carried out here within
+seconds, and a seat a banned player took in a request already under way when the ban
+landed is taken back."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from app.rules.errors import ErrorCode, RuleError
@@ -32,6 +34,9 @@ log = logging.getLogger(__name__)
 # The reason a banned player's sockets are closed with (the web client tells them).
 BANNED_CLOSE_REASON = "account banned"
 EXPEL_ATTEMPTS = 3
+# How long after finding a ban each process keeps checking that the player holds no seat:
+# longer than any request that authenticated before the ban can still be under way.
+RECHECK_SECONDS = 60.0
 
 # Called with the banned player's id after the ban took effect (see `on_ban`).
 BanHandler = Callable[[str], Awaitable[None]]
@@ -56,6 +61,10 @@ class BanEnforcement:
         # cancelling of their SEARCHING ticket here.
         self.on_ban: list[BanHandler] = []
         self._seen = 0
+        self._first_look = True
+        # Players banned a moment ago (when this process found the ban), rechecked by
+        # each look for RECHECK_SECONDS.
+        self._recent: dict[str, float] = {}
         self._watch: asyncio.Task[None] | None = None
 
     async def enforce(self, player_id: str) -> None:
@@ -107,17 +116,34 @@ class BanEnforcement:
                 await self.look()
 
     async def look(self) -> None:
-        """One look: carry out here the bans stored since the last one (all of it is
-        idempotent: most were carried out already by the process that stored them), and
-        take banned players off any seat they still hold."""
+        """One look (idle, a single indexed query): carry out here the bans stored since
+        the last one, all of it idempotent (most were carried out already by the process
+        that stored them); for a while after each, take the player off any seat a request
+        already under way gave them; on the first look, off any seat a banned player
+        still holds (a process that stopped in the middle of a ban)."""
         async with self.db.read() as session:
             bans = await store.bans_after(session, self._seen)
+            held = await store.seats_of_banned(session) if self._first_look else []
+        self._first_look = False
+        now = time.monotonic()
         for ban in bans:
             self._seen = max(self._seen, ban.seq or 0)
             if ban.lifted_at is None:
                 await self.revocations.act(ban.player_id, BANNED_CLOSE_REASON)
                 await self._carry_out(ban.player_id)
+                self._recent[ban.player_id] = now
+        for table_id, player_id in held:
+            await self._expel(table_id, player_id)
+        for player_id, since in list(self._recent.items()):
+            if now - since > RECHECK_SECONDS:
+                del self._recent[player_id]
+            elif since != now:
+                await self._recheck(player_id)
+
+    async def _recheck(self, player_id: str) -> None:
+        """Take a player banned a moment ago off any seat they hold (still banned)."""
         async with self.db.read() as session:
-            seats = await store.seats_of_banned(session)
-        for table_id, player_id in seats:
+            banned = await store.active_ban(session, player_id) is not None
+            tables = await store.open_tables_of(session, player_id) if banned else []
+        for table_id in tables:
             await self._expel(table_id, player_id)
