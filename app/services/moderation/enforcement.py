@@ -58,7 +58,9 @@ class BanEnforcement:
         self.watch_seconds = watch_seconds
         # Hook for the other contexts a ban ends something in, called with the banned
         # player's id once their tokens and seats are gone: quick play registers the
-        # cancelling of their SEARCHING ticket here.
+        # cancelling of their SEARCHING ticket here. A handler runs in the process that
+        # carried the ban out and again in every process that finds it (`look`): it must
+        # be idempotent.
         self.on_ban: list[BanHandler] = []
         self._seen = 0
         self._first_look = True
