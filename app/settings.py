@@ -124,6 +124,9 @@ class Settings:
     # The fast path around graphql-core, strawberry, starlette and uvicorn
     # (app/api/fastpath/): off runs every operation on the libraries' own path.
     fastpath: bool = True
+    # How often each process looks for bans stored where it could not hear of them (the
+    # `spades admin ban` command without a broker) and for seats banned players still hold.
+    moderation_watch_seconds: float = 2.0
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -188,4 +191,7 @@ def load_settings() -> Settings:
         clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
         turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
         fastpath=_bool("SPADES_FASTPATH", base.fastpath),
+        moderation_watch_seconds=_float(
+            "SPADES_MODERATION_WATCH_SECONDS", base.moderation_watch_seconds
+        ),
     )

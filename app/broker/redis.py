@@ -79,6 +79,12 @@ class RedisBroker(Broker[T]):
         assert self._publisher is not None, "broker not started"
         await self._publisher.publish(PREFIX + channel, self._encode(message))
 
+    async def publish_counted(self, channel: str, message: T) -> int:
+        """Publish; the number of processes subscribed to `channel` (one pub/sub connection
+        each) that Redis handed the message to."""
+        assert self._publisher is not None, "broker not started"
+        return int(await self._publisher.publish(PREFIX + channel, self._encode(message)))
+
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register locally, then wait for Redis to confirm any new channel."""
         subscription: Subscription[T] = Subscription(channels, self._remove)

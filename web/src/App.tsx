@@ -2,10 +2,18 @@
 // for notifications, the screen readers' live region, and the page the route names.
 import { useEffect, useState } from "preact/hooks";
 import { PlayerLink } from "./components/PlayerLink";
-import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "./graphql/generated";
+import {
+  MeDocument,
+  MyRoleDocument,
+  NotificationsDocument,
+  SignOutDocument,
+  type PlayerFieldsFragment,
+  type Role,
+} from "./graphql/generated";
 import { useSignal } from "./lib/signal";
 import { Auth } from "./pages/auth/Auth";
 import { LeaderboardPage } from "./pages/career/LeaderboardPage";
+import { ModerationPage } from "./pages/moderation/ModerationPage";
 import { ProfilePage } from "./pages/career/ProfilePage";
 import { Lobby } from "./pages/lobby/Lobby";
 import { Social } from "./pages/social/Social";
@@ -40,13 +48,16 @@ export function App() {
   // On a narrow screen the header is one row: navigation and settings fold into a menu.
   const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => setMenuOpen(false), [current]);
+  const [role, setRole] = useState<Role>("PLAYER");
 
   useEffect(() => {
     if (!currentToken) {
       setMe(null);
+      setRole("PLAYER");
       return;
     }
     setMe(cachedPlayer());
+    void query(MyRoleDocument, {}).then((result) => setRole(result.data?.myRole ?? "PLAYER"));
     void query(MeDocument, {}).then((result) => {
       if (result.data?.me) {
         savePlayer(result.data.me);
@@ -111,6 +122,10 @@ export function App() {
                 onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
               <a href="/leaderboard" aria-current={current.page === "leaderboard" ? "page" : undefined}
                 onClick={(e) => { e.preventDefault(); navigate("/leaderboard"); }}>Leaderboard</a>
+              {role !== "PLAYER" && (
+                <a href="/moderation" aria-current={current.page === "moderation" ? "page" : undefined}
+                  onClick={(e) => { e.preventDefault(); navigate("/moderation"); }}>Moderation</a>
+              )}
             </nav>
           )}
           <div class="top-right">
@@ -150,6 +165,8 @@ export function App() {
           <LeaderboardPage per={current.per} />
         ) : current.page === "social" ? (
           <Social me={me} />
+        ) : current.page === "moderation" ? (
+          <ModerationPage />
         ) : (
           <Lobby me={me} />
         )}

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { SignInDocument, SignUpDocument } from "../../graphql/generated";
-import { mutate, saveToken } from "../../server/api";
+import { useSignal } from "../../lib/signal";
+import { mutate, saveToken, signedOutBecause } from "../../server/api";
 
 // The server's rules for a new account (a shorter password is refused).
 const MIN_PASSWORD = 8;
@@ -12,6 +13,7 @@ export function Auth() {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const goodbye = useSignal(signedOutBecause);
 
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
@@ -22,14 +24,17 @@ export function Auth() {
         ? await mutate(SignUpDocument, { username, password }).then((r) => (r.data ? { data: r.data.signUp } : r))
         : await mutate(SignInDocument, { username, password }).then((r) => (r.data ? { data: r.data.signIn } : r));
     setBusy(false);
-    if (result.data) saveToken(result.data.token, result.data.player);
-    else setError(result.error);
+    if (result.data) {
+      signedOutBecause.value = null;
+      saveToken(result.data.token, result.data.player);
+    } else setError(result.error);
   };
 
   return (
     <section class="auth panel" aria-labelledby="auth-title">
       <h1 id="auth-title">{mode === "up" ? "Create an account" : "Sign in"}</h1>
       <p class="muted">Partnership Spades with Nil, Blind Nil and bags, live with friends or bots.</p>
+      {goodbye && <p class="error signed-out" role="alert">{goodbye}</p>}
       {/* A new form for each mode: the sign-up rules' attributes do not linger on sign-in. */}
       <form key={mode} onSubmit={(e) => void submit(e)}>
         <label>
