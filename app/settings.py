@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from app.logs import LogFormat
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./spades.db"
 
 
@@ -80,6 +82,8 @@ class Settings:
     argon2_memory_kib: int = 65536
     allowed_origins: tuple[str, ...] = ("*",)
     log_level: str = "info"
+    # Plain text lines, or one JSON object a line with the request's fields (app/logs.py).
+    log_format: LogFormat = LogFormat.TEXT
     # Lets createTable take a deal seed (tests, duplicate tournaments); off for live play.
     allow_seeded_tables: bool = False
     # Abuse limits (see SECURITY.md).
@@ -120,6 +124,9 @@ class Settings:
     # The fast path around graphql-core, strawberry, starlette and uvicorn
     # (app/api/fastpath/): off runs every operation on the libraries' own path.
     fastpath: bool = True
+    # How often each process looks for bans stored where it could not hear of them (the
+    # `spades admin ban` command without a broker) and for seats banned players still hold.
+    moderation_watch_seconds: float = 2.0
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -148,6 +155,7 @@ def load_settings() -> Settings:
             else base.allowed_origins
         ),
         log_level=_str("SPADES_LOG_LEVEL", base.log_level) or base.log_level,
+        log_format=LogFormat((_str("SPADES_LOG_FORMAT", None) or base.log_format.value).lower()),
         allow_seeded_tables=_bool("SPADES_ALLOW_SEEDED_TABLES", False),
         introspection=_bool("SPADES_INTROSPECTION", base.introspection),
         rate_limits=_bool("SPADES_RATE_LIMITS", base.rate_limits),
@@ -183,4 +191,7 @@ def load_settings() -> Settings:
         clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
         turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
         fastpath=_bool("SPADES_FASTPATH", base.fastpath),
+        moderation_watch_seconds=_float(
+            "SPADES_MODERATION_WATCH_SECONDS", base.moderation_watch_seconds
+        ),
     )

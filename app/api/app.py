@@ -119,6 +119,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         connection_init_wait_timeout=timedelta(seconds=settings.ws_init_timeout_seconds),
     )
     services.revocation_handlers.append(guards.close_token)
+    services.revocations.handlers.append(guards.close_player)
     # The live phase's deliveries (app/services/live/table_feeds.py) bypass core.py's observation.
     services.streams.feeds.on_fanout = FANOUT.observe
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 import os
 
 import uvicorn
 
 from app.api import fastpath
+from app.logs import configure
 from app.settings import load_settings
 from app.store.migrate import upgrade
 
@@ -21,7 +21,8 @@ def serve(
     """Apply pending migrations, then run the server with uvicorn (flags override the
     environment). With several workers, the processes share one port."""
     settings = load_settings().with_overrides(host=host, port=port, database_url=database_url)
-    logging.basicConfig(level=settings.log_level.upper())
+    # Applied here and, by uvicorn, in each worker process it starts.
+    log_config = configure(settings.log_level, settings.log_format)
     fastpath.configure(settings)
     upgrade(settings.database_url)
     # Workers read their settings from the environment: pass the flags on through it.
@@ -32,6 +33,7 @@ def serve(
         host=settings.host,
         port=settings.port,
         workers=max(1, workers),
+        log_config=log_config,
         log_level=settings.log_level,
         **fastpath.uvicorn_protocols(),
         ws_per_message_deflate=False,

@@ -88,6 +88,11 @@ class Guards:
         doomed = [c for c in self._connections.values() if c.token_hash == token_hash]
         await self._close_all(doomed, reason)
 
+    async def close_player(self, player_id: str, reason: str) -> None:
+        """Close every connection of a player (all their tokens were revoked: a ban)."""
+        doomed = [c for c in self._connections.values() if c.player_id == player_id]
+        await self._close_all(doomed, reason)
+
     async def close_invalid(self, valid: Callable[[list[str]], Awaitable[set[str]]]) -> None:
         """Close connections whose token `valid` no longer accepts (revoked meanwhile)."""
         held = sorted({c.token_hash for c in self._connections.values()})

@@ -129,6 +129,12 @@ class Broker(ABC, Generic[T]):
             await self.publish(channel, message)
 
     @abstractmethod
+    async def publish_counted(self, channel: str, message: T) -> int:
+        """Publish like `publish`, and return how many subscribers received the message:
+        one per process subscribed to `channel` (for a sender that waits for each to
+        answer)."""
+
+    @abstractmethod
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """A new subscription to one or more channels; once this returns it receives
         everything published on them, in publication order."""

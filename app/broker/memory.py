@@ -27,6 +27,13 @@ class MemoryBroker(Broker[T]):
             for subscription in tuple(channels.get(channel, ())):
                 subscription.deliver(message)
 
+    async def publish_counted(self, channel: str, message: T) -> int:
+        """Deliver now; the number of subscriptions that received it."""
+        subscribers = tuple(self._channels.get(channel, ()))
+        for subscription in subscribers:
+            subscription.deliver(message)
+        return len(subscribers)
+
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register a queue on `channels` at once."""
         subscription: Subscription[T] = Subscription(channels, self._remove)

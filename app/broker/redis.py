@@ -52,15 +52,16 @@ def frame(header: bytes, encoded: list[bytes]) -> bytes:
 
 
 def _settle(
-    batch: list[tuple[str, bytes, asyncio.Future[None] | None]], error: Exception | None
+    batch: list[tuple[str, bytes, asyncio.Future[int] | None]], outcome: Exception | list[Any]
 ) -> None:
-    """Tell whoever waits for a message of `batch` how its publishing went."""
-    for _, _, out in batch:
+    """Tell whoever waits for a message of `batch` how its publishing went: the number of
+    processes Redis handed it to, or the error."""
+    for index, (_, _, out) in enumerate(batch):
         if out is not None and not out.done():
-            if error is None:
-                out.set_result(None)
+            if isinstance(outcome, Exception):
+                out.set_exception(outcome)
             else:
-                out.set_exception(error)
+                out.set_result(int(outcome[index]))
 
 
 def unframe(data: bytes) -> tuple[bytes, list[bytes]]:
@@ -98,7 +99,7 @@ class RedisBroker(Broker[T]):
         self._origin = secrets.token_hex(8).encode()
         self._sent = 0
         self._own: OrderedDict[int, list[T]] = OrderedDict()
-        self._outbox: list[tuple[str, bytes, asyncio.Future[None] | None]] = []
+        self._outbox: list[tuple[str, bytes, asyncio.Future[int] | None]] = []
         self._flusher: asyncio.Task[None] | None = None
 
     @property
@@ -132,7 +133,7 @@ class RedisBroker(Broker[T]):
         """Publish to every process, after what was posted before. Raises RedisError when
         Redis is unreachable."""
         assert self._publisher is not None, "broker not started"
-        out = asyncio.get_running_loop().create_future()
+        out: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         self._queue(channel, [message], out)
         await out
 
@@ -141,7 +142,7 @@ class RedisBroker(Broker[T]):
         queued goes out in one pipelined trip, by one task, in the order queued."""
         self._queue(channel, messages, None)
 
-    def _queue(self, channel: str, messages: list[T], out: asyncio.Future[None] | None) -> None:
+    def _queue(self, channel: str, messages: list[T], out: asyncio.Future[int] | None) -> None:
         self._outbox.append((PREFIX + channel, self._framed(channel, messages), out))
         if self._flusher is None:
             self._flusher = asyncio.get_running_loop().create_task(self._flush())
@@ -166,7 +167,7 @@ class RedisBroker(Broker[T]):
                 for channel, data, _ in batch:
                     pipeline.publish(channel, data)
                 try:
-                    await pipeline.execute()
+                    receivers = await pipeline.execute()
                 except Exception as error:
                     # Posted messages are lost: other processes' subscribers see the gap at
                     # the next version (or a RESYNC when the connection comes back) and
@@ -175,7 +176,7 @@ class RedisBroker(Broker[T]):
                         log.warning("could not publish %d messages", len(batch), exc_info=True)
                     _settle(batch, error)
                 else:
-                    _settle(batch, None)
+                    _settle(batch, receivers)
         finally:
             self._flusher = None
 
@@ -183,6 +184,14 @@ class RedisBroker(Broker[T]):
         """Wait until everything posted so far is out (tests, shutdown)."""
         while self._flusher is not None:
             await asyncio.shield(self._flusher)
+
+    async def publish_counted(self, channel: str, message: T) -> int:
+        """Publish, after what was posted before; the number of processes subscribed to
+        `channel` (one pub/sub connection each) that Redis handed the message to."""
+        assert self._publisher is not None, "broker not started"
+        out: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._queue(channel, [message], out)
+        return await out
 
     async def subscribe(self, *channels: str) -> Subscription[T]:
         """Register locally, then wait for Redis to confirm any new channel."""

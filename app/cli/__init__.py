@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from app.cli import games, server
+from app.cli import admin, database, games, server
 
 # The families of subcommands, in the order `spades --help` lists them.
-FAMILIES = (games, server)
+FAMILIES = (games, server, database, admin)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,6 +19,7 @@ from app.rules.serialize import (
     game_parts_json,
 )
 from app.services.accounts.auth import Player, TokenRevoked
+from app.services.accounts.revocations import Heard, PlayerRevoked
 from app.services.chat.model import ChatMessage, chat_from_data, chat_to_data
 from app.services.live.presence import PresenceMessage
 from app.services.social.model import FriendRequest, Invitation, Notice, NoticeKind
@@ -35,7 +36,16 @@ from app.services.tables.snapshot import (
     Visibility,
 )
 
-Message = GameMessage | LobbyMessage | Notice | TokenRevoked | ChatMessage | PresenceMessage
+Message = (
+    GameMessage
+    | LobbyMessage
+    | Notice
+    | TokenRevoked
+    | ChatMessage
+    | PresenceMessage
+    | PlayerRevoked
+    | Heard
+)
 
 
 def encode(message: Message) -> bytes:
@@ -54,6 +64,10 @@ def encode(message: Message) -> bytes:
     body: dict[str, Any]
     if isinstance(message, TokenRevoked):
         body = {"k": "revoked", "hash": message.token_hash}
+    elif isinstance(message, PlayerRevoked):
+        body = {"k": "revokedPlayer", "p": [message.player_id, message.reason, message.reply]}
+    elif isinstance(message, Heard):
+        body = {"k": "heard", "reply": message.reply}
     elif isinstance(message, ChatMessage):
         body = {"k": "chat", **chat_to_data(message)}
     elif isinstance(message, PresenceMessage):
@@ -96,6 +110,11 @@ def decode(data: bytes | str) -> Message:
         return LobbyMessage(LobbyEvent(body["event"]), _untable(body["table"]))
     if kind == "revoked":
         return TokenRevoked(body["hash"])
+    if kind == "revokedPlayer":
+        player_id, reason, reply = body["p"]
+        return PlayerRevoked(player_id, reason, reply)
+    if kind == "heard":
+        return Heard(body["reply"])
     if kind == "chat":
         return chat_from_data(body)
     if kind == "presence":

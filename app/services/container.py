@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from app.broker.base import RESYNC, Broker, Subscription
@@ -15,12 +16,20 @@ from app.services import broker_codec as wire
 from app.services.accounts.auth import AuthService, TokenRevoked, hash_token
 from app.services.accounts.profiles import ProfileService
 from app.services.accounts.results import game_ends, ratings_ahead
+from app.services.accounts.revocations import PlayerRevocations
 from app.services.chat.rate_limit import ChatLimiter
 from app.services.chat.service import ChatService
+from app.services.live.outside_changes import OutsideChanges
 from app.services.live.presence import PresenceService, PresenceTimings
 from app.services.live.presence_store import MemoryPresence, PresenceStore, RedisPresence
 from app.services.live.streams import Streams
 from app.services.lobby.service import TableService
+from app.services.moderation.authority import Authority
+from app.services.moderation.enforcement import BanEnforcement
+from app.services.moderation.model import OPERATOR, Actor
+from app.services.moderation.sanctions import SanctionService
+from app.services.moderation.service import ModerationService
+from app.services.operations.tables import TableOperations
 from app.services.play.bots import BotDriver
 from app.services.play.clock_sweep import ClockTimers
 from app.services.play.commands import GameService
@@ -121,6 +130,23 @@ class Services:
             self.social,
             ChatLimiter(settings.broker_url),
         )
+        # Alone on its database with no broker, this process finds by itself the tables
+        # an operator command changed.
+        self.outside = (
+            OutsideChanges(self.ledger, self.broker)
+            if isinstance(self.broker, MemoryBroker)
+            else None
+        )
+        # Every token of a player revoked on every process at once (a ban).
+        self.revocations = PlayerRevocations(self.broker, self.auth)
+        self.moderation = ModerationService(
+            self.db,
+            self.ledger,
+            self.chat,
+            self.revocations,
+            self.profiles.cursor_key,
+            settings.moderation_watch_seconds,
+        )
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -138,12 +164,20 @@ class Services:
         await self.presence.start(open_tables)
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
+        if self.outside is not None:
+            await self.outside.start()
+        await self.revocations.start()
+        await self.moderation.start()
 
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
+        if self.outside is not None:
+            await self.outside.stop()
         if self._revocations is not None:
             self._revocations.cancel()
             await asyncio.gather(self._revocations, return_exceptions=True)
+        await self.moderation.stop()
+        await self.revocations.stop()
         await self.presence.stop()
         await self.clocks.stop()
         await self.bots.stop()
@@ -187,3 +221,47 @@ class Services:
         for handler in self.revocation_handlers:
             with contextlib.suppress(Exception):
                 await handler(token_hash)
+
+
+class BrokerUnreachable(Exception):
+    """An operator command cannot reach the configured broker: it changes nothing, as
+    the servers' subscribers would not hear of it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """What the operator commands (`spades admin`) act through: the database, and the
+    broker every server process listens to, so a change made here reaches their
+    subscribers as a change made by one of them does. The ledger has no reactions: a bot
+    owed a turn afterwards is driven by a server (its watchdog), not by this short-lived
+    process."""
+
+    tables: TableOperations
+    authority: Authority
+    sanctions: SanctionService
+    broadcast: bool  # a broker reaches the running servers
+    actor: Actor  # the operator: recorded as no player
+
+
+@contextlib.asynccontextmanager
+async def operator_services(settings: Settings) -> AsyncIterator[Operator]:
+    """The operator's services on `settings`' database and broker, for one command.
+    Raises BrokerUnreachable when a broker is configured and cannot be reached. Without
+    a broker, the one server process finds the change in the database by itself
+    (app/services/live/outside_changes.py)."""
+    db = Database(settings.database_url)
+    broker = make_broker(settings)
+    ledger = Ledger(db, broker)
+    try:
+        await broker.start()
+        if not broker.healthy:
+            raise BrokerUnreachable(f"cannot reach the broker at {settings.broker_url}")
+        revocations = PlayerRevocations(broker, AuthService(db, settings))
+        authority = Authority(db)
+        sanctions = SanctionService(db, authority, BanEnforcement(db, ledger, revocations))
+        broadcast = settings.broker_url is not None
+        yield Operator(TableOperations(ledger), authority, sanctions, broadcast, OPERATOR)
+    finally:
+        await broker.close()
+        await ledger.close()
+        await db.dispose()

@@ -28,6 +28,10 @@ class PlayerRow(SQLModel, table=True):
     username_key: str = Field(max_length=20, unique=True, index=True)  # lower-cased
     password_hash: str
     created_at: float = Field(default_factory=now)
+    # PLAYER, MODERATOR or ADMIN (docs/rules.md, Moderation): only an operator changes it.
+    role: str = Field(
+        default="PLAYER", max_length=16, sa_column_kwargs={"server_default": "PLAYER"}
+    )
 
 
 class TokenRow(SQLModel, table=True):

@@ -164,3 +164,13 @@ async def idle_waiting_tables(session: AsyncSession, unchanged_since: float) -> 
         )
     )
     return list(result.all())
+
+
+async def table_versions(session: AsyncSession, table_ids: Sequence[str]) -> dict[str, int]:
+    """The current version of each of `table_ids` that exists."""
+    if not table_ids:
+        return {}
+    result = await session.exec(
+        select(TableRow.id, TableRow.version).where(col(TableRow.id).in_(table_ids))
+    )
+    return dict(result.all())

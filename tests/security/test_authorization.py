@@ -623,6 +623,64 @@ CASES += [
         on_table,
         {"stranger": "FORBIDDEN", "spectator": "FORBIDDEN", "opponent": "WRONG_PHASE"},
     ),
+    # Moderator operations: every role of the world is a PLAYER (FORBIDDEN before anything
+    # else, even for an unknown id; tests/moderation/ covers moderators themselves).
+    Case(
+        "reports (the moderators' queue)",
+        "reports",
+        "{ reports { edges { node { id note } } } }",
+        None,
+        lambda world, _table: {},
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "sanctions of the host",
+        "sanctions",
+        "query($p: ID!) { sanctions(playerId: $p) { id reason } }",
+        None,
+        player("host"),
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "resolveReport of an unknown report",
+        "resolveReport",
+        "mutation($r: ID!) { resolveReport(reportId: $r, status: DISMISSED) { id } }",
+        None,
+        lambda world, _table: {"r": MISSING_TABLE},
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "mutePlayer the host",
+        "mutePlayer",
+        'mutation($p: ID!) { mutePlayer(playerId: $p, minutes: 5, reason: "x") { id } }',
+        None,
+        player("host"),
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "banPlayer the host",
+        "banPlayer",
+        'mutation($p: ID!) { banPlayer(playerId: $p, reason: "x") { id } }',
+        None,
+        player("host"),
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "liftSanction of an unknown sanction",
+        "liftSanction",
+        "mutation($s: ID!) { liftSanction(sanctionId: $s) { id } }",
+        None,
+        lambda world, _table: {"s": MISSING_TABLE},
+        each("FORBIDDEN"),
+    ),
+    Case(
+        "hideChatMessage of an unknown message",
+        "hideChatMessage",
+        "mutation($m: ID!) { hideChatMessage(messageId: $m) }",
+        None,
+        lambda world, _table: {"m": MISSING_TABLE},
+        each("FORBIDDEN"),
+    ),
 ]
 
 # Operations that touch only the caller's own account or lists, each with where it is
@@ -645,6 +703,9 @@ OWN_ONLY = {
     # Public to every signed-in player, except between players who blocked each other.
     "profile": "tests/server/test_career_pages.py (blocked either way: null)",
     "leaderboard": "tests/server/test_career_pages.py (blocked either way: hidden)",
+    "myRole": "the caller's own role",
+    "myMute": "the caller's own mute",
+    "reportPlayer": "tests/moderation/test_reports.py (only a message the reporter could read)",
 }
 
 

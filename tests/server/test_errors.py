@@ -245,6 +245,25 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "requestRematch": ("mutation($t: ID!) { requestRematch(tableId: $t) { id } }", {"t": TID}),
     "profile": ('{ profile(username: "someone") { memberSince } }', {}),
     "leaderboard": ("{ leaderboard(first: 5) { pageInfo { hasNextPage } } }", {}),
+    "myRole": ("{ myRole }", {}),
+    "myMute": ("{ myMute { endsAt } }", {}),
+    "reports": ("{ reports { edges { cursor } } }", {}),
+    "sanctions": ("query($p: ID!) { sanctions(playerId: $p) { id } }", {"p": TID}),
+    "reportPlayer": (
+        "mutation($p: ID!) { reportPlayer(playerId: $p, reason: OTHER) { id } }",
+        {"p": TID},
+    ),
+    "resolveReport": (
+        "mutation($r: ID!) { resolveReport(reportId: $r, status: DISMISSED) { id } }",
+        {"r": TID},
+    ),
+    "mutePlayer": (
+        'mutation($p: ID!) { mutePlayer(playerId: $p, minutes: 5, reason: "x") { id } }',
+        {"p": TID},
+    ),
+    "banPlayer": ('mutation($p: ID!) { banPlayer(playerId: $p, reason: "x") { id } }', {"p": TID}),
+    "liftSanction": ("mutation($s: ID!) { liftSanction(sanctionId: $s) { id } }", {"s": TID}),
+    "hideChatMessage": ("mutation($m: ID!) { hideChatMessage(messageId: $m) }", {"m": TID}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),

@@ -215,7 +215,7 @@ VALUE_TYPES = {
     "AuthPayload", "Bid", "Card", "GameSummaryConnection", "GameSummaryEdge", "GameUpdate",
     "HandResult", "LeaderboardConnection", "LeaderboardEdge", "LeaderboardEntry",
     "LobbyUpdate", "Mutation", "Notification", "PageInfo", "Play", "PlayerStats", "Query",
-    "Rating", "Subscription", "Trick",
+    "Rating", "Subscription", "Trick", "ReportConnection", "ReportEdge", "Mute",
 }  # fmt: skip
 
 

@@ -60,10 +60,12 @@ def sign_up(
     server: LiveServer,
     prefix: str,
     on_page: Callable[[Page], object] | None = None,
+    username: str | None = None,
     **context_args: Any,
 ) -> Player:
     """A new browser context whose user signs up through the form (`on_page` sees the
-    page before it loads, e.g. to record its traffic)."""
+    page before it loads, e.g. to record its traffic; `username`: this name rather than
+    a new one made from `prefix`)."""
     context = browser.new_context(**context_args)
     page = context.new_page()
     reports: list[str] = []
@@ -75,12 +77,13 @@ def sign_up(
     )
     if on_page is not None:
         on_page(page)
-    username = unique_name(prefix)
+    username = username or unique_name(prefix)
     page.goto(f"http://127.0.0.1:{server.port}/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill("correct horse battery")
     page.get_by_role("button", name="Sign up").click()
-    page.locator(f"[data-me='{username}']").wait_for()
+    # (On a phone the header folds the player's name into its menu: there, not shown.)
+    page.locator(f"[data-me='{username}']").wait_for(state="attached")
     page.locator("[data-ready=lobby]").wait_for()
     player = Player(page, username, server, reports)
     OPEN.append(player)
@@ -107,6 +110,14 @@ def create_table(
 def add_bot(player: Player, seat: str) -> None:
     """The host fills a seat with a bot."""
     player.page.get_by_role("button", name=f"Add a bot {seat.capitalize()}").click()
+
+
+def show_panel(player: Player, name: str) -> None:
+    """Show the table's side panel `name` ("Score", "Hands", "Log", "Chat"): on a narrow
+    screen one shows at a time, chosen by its button; on a wide one all show."""
+    button = player.page.locator(".side-tabs button", has_text=name)
+    if button.is_visible():
+        button.click()
 
 
 def play_any_card(player: Player) -> str:

@@ -90,6 +90,7 @@ def open_table(player: pages.Player, table_id: str) -> None:
 
 def logged(player: pages.Player, event: str, timeout: float = 15_000) -> Any:
     """The newest line of the table's log for `event`, once it is there."""
+    pages.show_panel(player, "Log")
     line = player.page.locator(f"[data-log] li[data-event={event}]").first
     line.wait_for(timeout=timeout)
     return line
@@ -362,7 +363,7 @@ def test_a_player_offline_past_the_reconnect_window_is_replaced_then_takes_the_s
     for other in (north, east):
         box = seat_box(other, "SOUTH")
         box.locator(f"[data-away-player='{south.username}']").wait_for(timeout=20_000)
-        assert box.locator(".seat-name").inner_text().startswith("South Bot")
+        assert box.locator(".seat-name").inner_text().startswith("South Basic bot")
         assert f"for {south.username}, who is away" in (box.get_attribute("aria-label") or "")
         assert box.locator("[data-presence]").count() == 0  # a bot is always there
         assert logged(other, "PLAYER_REPLACED").inner_text() == (

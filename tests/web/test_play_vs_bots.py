@@ -55,7 +55,8 @@ def test_a_player_plays_a_whole_game_against_three_bots(
                 box = player.page.locator(".bid-box")
                 assert "Enter your team's total" in box.inner_text()
                 box.locator("button[data-bid='13']").click()
-                assert "Team total 13: your share" in box.locator("[data-hint]").inner_text()
+                hint = box.locator("[data-hint]").inner_text()
+                assert "your team total 13 means you need" in hint
             pages.act(player, 13)
             bids += 1
             continue
@@ -139,8 +140,11 @@ def test_blind_nil_is_bid_unseen_and_two_cards_are_exchanged(
     player.page.wait_for_function(
         "() => ['PLAYING', 'GAME_OVER'].includes(document.querySelector('.game').dataset.phase)"
     )
+    # (Hand 1's last trick may still be on the felt for a moment: wait for hand 2's.)
+    player.page.locator(".trick[data-trick=current]").wait_for()
     after = pages.hand_cards(player)
-    assert len(after) + len(player.page.locator(".trick [data-played-by=NORTH]").all()) == 13
+    on_felt = player.page.locator(".trick[data-trick=current] [data-played-by=NORTH]").all()
+    assert len(after) + len(on_felt) == 13
     assert not set(passed) & set(after), "the passed cards left the hand"
     assert after == sorted(after, key=sort_key)
     player.page.context.close()

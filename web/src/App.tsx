@@ -2,17 +2,25 @@
 // for notifications, the screen readers' live region, and the page the route names.
 import { useEffect, useState } from "preact/hooks";
 import { PlayerLink } from "./components/PlayerLink";
-import { MeDocument, NotificationsDocument, SignOutDocument, type PlayerFieldsFragment } from "./graphql/generated";
+import {
+  MeDocument,
+  MyRoleDocument,
+  NotificationsDocument,
+  SignOutDocument,
+  type PlayerFieldsFragment,
+  type Role,
+} from "./graphql/generated";
 import { useSignal } from "./lib/signal";
 import { Auth } from "./pages/auth/Auth";
 import { LeaderboardPage } from "./pages/career/LeaderboardPage";
+import { ModerationPage } from "./pages/moderation/ModerationPage";
 import { ProfilePage } from "./pages/career/ProfilePage";
 import { Lobby } from "./pages/lobby/Lobby";
 import { Social } from "./pages/social/Social";
 import { TablePage } from "./pages/table/TablePage";
 import { cachedPlayer, link, live, mutate, onReconnect, query, savePlayer, signOutLocally, token } from "./server/api";
 import { announcement } from "./state/announcement";
-import { fourColour } from "./state/prefs";
+import { fourColour, soundsOn } from "./state/prefs";
 import { navigate, route } from "./state/router";
 import { socialTick } from "./state/social";
 import { toast } from "./state/toast";
@@ -36,13 +44,20 @@ export function App() {
   const spoken = useSignal(announcement);
   const message = useSignal(toast);
   const deck = useSignal(fourColour);
+  const sounds = useSignal(soundsOn);
+  // On a narrow screen the header is one row: navigation and settings fold into a menu.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [current]);
+  const [role, setRole] = useState<Role>("PLAYER");
 
   useEffect(() => {
     if (!currentToken) {
       setMe(null);
+      setRole("PLAYER");
       return;
     }
     setMe(cachedPlayer());
+    void query(MyRoleDocument, {}).then((result) => setRole(result.data?.myRole ?? "PLAYER"));
     void query(MeDocument, {}).then((result) => {
       if (result.data?.me) {
         savePlayer(result.data.me);
@@ -91,30 +106,44 @@ export function App() {
         <a class="brand" href="/" onClick={(e) => { e.preventDefault(); navigate("/"); }}>
           <span aria-hidden="true">♠</span> Spades Online
         </a>
-        {me && (
-          <nav aria-label="Main">
-            <a href="/" aria-current={current.page === "lobby" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("/"); }}>Lobby</a>
-            <a href="/friends" aria-current={current.page === "social" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
-            <a href="/leaderboard" aria-current={current.page === "leaderboard" ? "page" : undefined}
-              onClick={(e) => { e.preventDefault(); navigate("/leaderboard"); }}>Leaderboard</a>
-          </nav>
-        )}
-        <div class="top-right">
-          <span class={`link link-${linkState}`} data-link={linkState} role="status">
-            {linkState === "reconnecting" ? "Reconnecting…" : linkState === "online" ? "Live" : ""}
-          </span>
-          <label class="toggle">
-            <input type="checkbox" checked={deck} onChange={(e) => (fourColour.value = e.currentTarget.checked)} />
-            Four-colour deck
-          </label>
+        <span class={`link link-${linkState}`} data-link={linkState} role="status">
+          {linkState === "reconnecting" ? "Reconnecting…" : linkState === "online" ? "Live" : ""}
+        </span>
+        <button type="button" class="ghost menu-button" aria-expanded={menuOpen} aria-controls="top-menu"
+          onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <div id="top-menu" class="top-menu" data-open={menuOpen ? "true" : undefined}>
           {me && (
-            <>
-              <span class="me" data-me={me.username}><PlayerLink username={me.username} /></span>
-              <button type="button" class="ghost" onClick={() => void signOut()}>Sign out</button>
-            </>
+            <nav aria-label="Main">
+              <a href="/" aria-current={current.page === "lobby" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("/"); }}>Lobby</a>
+              <a href="/friends" aria-current={current.page === "social" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("/friends"); }}>Friends</a>
+              <a href="/leaderboard" aria-current={current.page === "leaderboard" ? "page" : undefined}
+                onClick={(e) => { e.preventDefault(); navigate("/leaderboard"); }}>Leaderboard</a>
+              {role !== "PLAYER" && (
+                <a href="/moderation" aria-current={current.page === "moderation" ? "page" : undefined}
+                  onClick={(e) => { e.preventDefault(); navigate("/moderation"); }}>Moderation</a>
+              )}
+            </nav>
           )}
+          <div class="top-right">
+            <label class="toggle">
+              <input type="checkbox" checked={deck} onChange={(e) => (fourColour.value = e.currentTarget.checked)} />
+              Four-colour deck
+            </label>
+            <label class="toggle">
+              <input type="checkbox" name="sounds" checked={sounds} onChange={(e) => (soundsOn.value = e.currentTarget.checked)} />
+              Sounds
+            </label>
+            {me && (
+              <>
+                <span class="me" data-me={me.username}><PlayerLink username={me.username} /></span>
+                <button type="button" class="ghost" onClick={() => void signOut()}>Sign out</button>
+              </>
+            )}
+          </div>
         </div>
       </header>
       <div class="sr-only" aria-live="polite" aria-atomic="true">{spoken}</div>
@@ -136,6 +165,8 @@ export function App() {
           <LeaderboardPage per={current.per} />
         ) : current.page === "social" ? (
           <Social me={me} />
+        ) : current.page === "moderation" ? (
+          <ModerationPage />
         ) : (
           <Lobby me={me} />
         )}

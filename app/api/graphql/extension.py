@@ -21,6 +21,7 @@ path."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -29,8 +30,11 @@ from strawberry.types.graphql import OperationType
 
 from app.api import fastpath
 from app.api.documents import OperationConfig
+from app.api.graphql.log_fields import attach_operation_of
 from app.api.metrics import REQUESTS, count_errors
 from app.api.transport.refusals import RefusalCode, parse_error_code, tag
+
+log = logging.getLogger("app.api.operations")
 
 
 class Operations(SchemaExtension):
@@ -81,10 +85,14 @@ class Operations(SchemaExtension):
 
     def on_execute(self) -> Iterator[None]:
         self._counted = True
-        operation_type = self.execution_context.operation_type
+        context = self.execution_context
+        attach_operation_of(context.graphql_document, context.operation_name, context.variables)
+        operation_type = context.operation_type
         self._subscription = operation_type is OperationType.SUBSCRIPTION
         if not fastpath.resuming():  # a parked operation run again is no new one
             REQUESTS.labels(operation_type.value).inc()
+            if self._subscription:
+                log.debug("subscription started")  # the line's fields say which
         yield
 
     def on_stream_result(self, result: Any) -> Iterator[None]:

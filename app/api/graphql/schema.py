@@ -19,6 +19,7 @@ from app.api.graphql.resolvers.chat import ChatMutation, ChatQuery, ChatSubscrip
 from app.api.graphql.resolvers.game import GameMutation, GameQuery, GameSubscription
 from app.api.graphql.resolvers.live import LiveMutation, LiveQuery, LiveSubscription
 from app.api.graphql.resolvers.lobby import LobbyMutation, LobbyQuery, LobbySubscription
+from app.api.graphql.resolvers.moderation import ModerationMutation, ModerationQuery
 from app.api.graphql.resolvers.profiles import ProfileQuery
 from app.api.graphql.resolvers.rematch import RematchMutation
 from app.api.graphql.resolvers.social import SocialMutation, SocialQuery, SocialSubscription
@@ -29,7 +30,16 @@ from app.settings import Settings
 # order of the contract.
 Query = merge_types(
     "Query",
-    (AccountQuery, LobbyQuery, GameQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery),
+    (
+        AccountQuery,
+        LobbyQuery,
+        GameQuery,
+        SocialQuery,
+        ChatQuery,
+        ProfileQuery,
+        LiveQuery,
+        ModerationQuery,
+    ),
 )
 Mutation = merge_types(
     "Mutation",
@@ -41,6 +51,7 @@ Mutation = merge_types(
         ChatMutation,
         RematchMutation,
         LiveMutation,
+        ModerationMutation,
     ),
 )
 Subscription = merge_types(

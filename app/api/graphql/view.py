@@ -18,6 +18,7 @@ from strawberry.types.unset import UNSET, UnsetType
 from app.api import fastpath
 from app.api.graphql.context import Context, bearer_token
 from app.api.graphql.errors import OUTAGES
+from app.api.graphql.log_fields import attach_request
 from app.api.graphql.schema import SpadesSchema, build_schema
 from app.api.socket_guards import Guards, register_socket
 from app.api.transport.close_codes import CLOSE_FORBIDDEN, CLOSE_TOO_MANY, CLOSE_UNAUTHORIZED
@@ -88,7 +89,7 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
     ) -> Context:
         token = bearer_token(request.headers.get("authorization"))
         player, failure = await self._authenticate(token)
-        return Context(
+        context = Context(
             services=self.services,
             request=request,
             response=response,
@@ -97,6 +98,8 @@ class SpadesGraphQL(HTTPTransport, GraphQL[Context, None]):
             token=token if player is not None or failure is not None else None,
             auth_failure=failure,
         )
+        attach_request(context, request)  # what its log lines say of it
+        return context
 
     async def _authenticate(self, token: str | None) -> tuple[Player | None, BaseException | None]:
         """The token's player; on a database outage, no player and the outage (resolvers

@@ -13,13 +13,16 @@ from dataclasses import dataclass
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
 
 from app.rules.errors import ErrorCode, RuleError
 from app.settings import Settings
 from app.store.db import Database
 from app.store.models import PlayerRow, TokenRow
+from app.store.moderation import active_ban, lock_player
 
 USERNAME = re.compile(r"[A-Za-z0-9_-]{3,20}")
 MIN_PASSWORD = 8
@@ -35,6 +38,7 @@ TOKEN_CACHE_SECONDS = 900.0
 TOKEN_CACHE_JITTER = 0.5
 TOKEN_CACHE_MAX = 100_000
 BAD_CREDENTIALS = "invalid username or password"
+BANNED = "this account is banned"
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,9 @@ class AuthService:
         self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
         # token digest -> (player, cached until, the token's own expiry)
         self._cache: dict[str, tuple[Player, float, float]] = {}
+        # Counts the revocations heard here: a token read from the database while one
+        # was heard may have been read before it was committed, and is not cached.
+        self._revocations = 0
 
     async def sign_up(self, username: str, password: str) -> tuple[str, Player]:
         """Create an account and sign it in."""
@@ -113,7 +120,7 @@ class AuthService:
         if row is None or not ok:
             raise RuleError(ErrorCode.UNAUTHENTICATED, BAD_CREDENTIALS)
         player = Player(row.id, row.username)
-        return await self._issue_token(player), player
+        return await self._issue_token(player, check_ban=True), player
 
     def _verify(self, stored: str, password: str) -> bool:
         try:
@@ -121,9 +128,17 @@ class AuthService:
         except (VerificationError, InvalidHashError):
             return False
 
-    async def _issue_token(self, player: Player) -> str:
+    async def _issue_token(self, player: Player, check_ban: bool = False) -> str:
+        """A new token for the player; with `check_ban`, FORBIDDEN while they are banned.
+        The check and the new token share a transaction that holds the player's row, as a
+        ban does: a ban revokes this token, or this sign-in sees the ban."""
         token = secrets.token_urlsafe(32)
         async with self.db.write() as session:
+            if check_ban:
+                await lock_player(session, player.id)
+                ban = await active_ban(session, player.id)
+                if ban is not None:
+                    raise RuleError(ErrorCode.FORBIDDEN, f"{BANNED}: {ban.reason}")
             session.add(
                 TokenRow(
                     token_hash=hash_token(token),
@@ -142,19 +157,21 @@ class AuthService:
         cached = self._cache.get(digest)
         if cached is not None and cached[1] > now:
             return cached[0]
-        async with self.db.read() as session:
-            result = await session.exec(
-                select(TokenRow, PlayerRow)
-                .join(PlayerRow, PlayerRow.id == TokenRow.player_id)  # type: ignore[arg-type]
-                .where(TokenRow.token_hash == digest)
-            )
-            found = result.first()
+        for _attempt in range(3):
+            heard = self._revocations
+            found = await self._read_token(digest)
+            if heard == self._revocations:
+                break
+            # A revocation was heard during the read, which may predate its commit:
+            # read again (it now shows), and cache nothing that crossed one.
         if found is None:
             return None
         token_row, player_row = found
         if token_row.revoked or token_row.expires_at <= now:
             return None
         player = Player(player_row.id, player_row.username)
+        if heard != self._revocations:
+            return player
         lifetime = TOKEN_CACHE_SECONDS * (1.0 - TOKEN_CACHE_JITTER * random.random())
         self._cache[digest] = (
             player,
@@ -164,6 +181,15 @@ class AuthService:
         if len(self._cache) > TOKEN_CACHE_MAX:
             self._evict(now)
         return player
+
+    async def _read_token(self, digest: str) -> tuple[TokenRow, PlayerRow] | None:
+        async with self.db.read() as session:
+            result = await session.exec(
+                select(TokenRow, PlayerRow)
+                .join(PlayerRow, PlayerRow.id == TokenRow.player_id)  # type: ignore[arg-type]
+                .where(TokenRow.token_hash == digest)
+            )
+            return result.first()
 
     async def sign_out(self, token: str) -> bool:
         """Revoke a token (at once in this process; other processes hear of it through the
@@ -189,10 +215,18 @@ class AuthService:
 
     def forget(self, token_hash: str) -> None:
         """Drop a token from the authentication cache (it was revoked)."""
+        self._revocations += 1
         self._cache.pop(token_hash, None)
+
+    def forget_player(self, player_id: str) -> None:
+        """Drop every token of a player from the authentication cache (all revoked)."""
+        self._revocations += 1
+        for digest in [d for d, entry in self._cache.items() if entry[0].id == player_id]:
+            del self._cache[digest]
 
     def forget_all(self) -> None:
         """Empty the authentication cache (revocations may have been missed)."""
+        self._revocations += 1
         self._cache.clear()
 
     async def valid_digests(self, token_hashes: list[str]) -> set[str]:
@@ -220,6 +254,16 @@ class AuthService:
         if row is None or row.revoked or row.expires_at <= time.time():
             return None
         return row.expires_at
+
+
+async def revoke_all(session: AsyncSession, player_id: str) -> None:
+    """Revoke every token of a player (inside the caller's transaction, which holds the
+    player's row: see `AuthService._issue_token`)."""
+    await session.exec(
+        update(TokenRow)
+        .where(col(TokenRow.player_id) == player_id, col(TokenRow.revoked).is_(False))
+        .values(revoked=True)
+    )
 
 
 def _check_password(password: str) -> None:

@@ -1,6 +1,7 @@
-"""Opaque page cursors. Each names its list (the leaderboard, or one player's games) and
-holds the keyset position of its last entry, so paging resumes exactly after it however
-many games finish meanwhile. Each is signed (HMAC-SHA256 with the server's secret), so a
+"""Opaque page cursors. Each names its list (the leaderboard, one player's games, or the
+moderators' queue of reports of one status) and holds the keyset position of its last
+entry, so paging resumes exactly after it however many games finish (or reports come)
+meanwhile. Each is signed (HMAC-SHA256 with the server's secret), so a
 forged or altered one is refused before it is parsed, as is one of another list (another
 kind, or another player's games)."""
 
@@ -37,6 +38,14 @@ class GamesCursor:
     """After the game numbered `seq` in `player_id`'s list."""
 
     player_id: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReportsCursor:
+    """After the report stored at position `seq` in the queue of reports of `status`."""
+
+    status: str
     seq: int
 
 
@@ -122,3 +131,17 @@ def decode_games(key: bytes, cursor: object, player_id: str) -> GamesCursor:
     if owner != player_id:
         raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
     return GamesCursor(_str(owner), _int(seq))
+
+
+def encode_reports(key: bytes, cursor: ReportsCursor) -> str:
+    """The opaque, signed form of a report queue's cursor."""
+    return _encode(key, ["rp", cursor.status, cursor.seq])
+
+
+def decode_reports(key: bytes, cursor: object, status: str) -> ReportsCursor:
+    """A cursor of the queue of `status` reports signed with `key` (BAD_USER_INPUT if
+    not)."""
+    _, listed, seq = _decode(key, cursor, "rp", 3)
+    if listed != status:
+        raise RuleError(ErrorCode.BAD_USER_INPUT, "not a cursor of this list")
+    return ReportsCursor(_str(listed), _int(seq))

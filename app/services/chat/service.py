@@ -16,6 +16,7 @@ import unicodedata
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func
@@ -36,6 +37,7 @@ from app.services.tables.snapshot import TableSnapshot, now_ts
 from app.store import table_rows as repo
 from app.store.db import Database
 from app.store.models import ChatMessageRow, PlayerRow
+from app.store.moderation import HiddenMessageRow, active_mute
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +125,7 @@ class ChatService:
         if not may_write(seated, channel):
             who = "seated players" if channel is ChatChannel.PLAYERS else "spectators"
             raise RuleError(ErrorCode.FORBIDDEN, f"only {who} write to the {channel} channel")
+        await self._require_unmuted(viewer.id)
         cleaned = clean_text(text)
         ticket = await self.limiter.reserve(viewer.id)
         message = ChatMessage(
@@ -143,6 +146,31 @@ class ChatService:
             await self.broker.publish(chat_channel(table.id), message)
         except Exception:  # stored: readers see it in the history
             log.warning("could not publish a chat message of table %s", table.id, exc_info=True)
+        return message
+
+    async def _require_unmuted(self, player_id: str) -> None:
+        """FORBIDDEN while a mute holds the player (docs/rules.md, Moderation)."""
+        async with self.db.read() as session:
+            mute = await active_mute(session, player_id, now_ts())
+        if mute is not None and mute.ends_at is not None:
+            moment = datetime.fromtimestamp(mute.ends_at, UTC).isoformat(timespec="seconds")
+            until = moment.replace("+00:00", "Z")
+            raise RuleError(ErrorCode.FORBIDDEN, f"you are muted until {until} ({mute.reason})")
+
+    async def readable(self, viewer: Viewer, message_id: str) -> ChatMessage:
+        """A stored message the viewer may read at its table now (blocks aside: one who
+        blocked its sender had read it); NOT_FOUND otherwise, as for an unknown one."""
+        missing = RuleError(ErrorCode.NOT_FOUND, "no such message")
+        message = await stored_message(self.db, message_id)
+        if message is None:
+            raise missing
+        try:
+            table, viewer = await self.tables.get_visible(viewer, message.table_id)
+            table = self._require_reader(viewer, table)
+        except RuleError:
+            raise missing from None
+        if not may_read(table, plays_at(table, viewer.id), message.channel):
+            raise missing
         return message
 
     async def history(
@@ -229,7 +257,8 @@ class ChatService:
     async def _stored(
         self, table_id: str, channels: tuple[ChatChannel, ...], after: int = 0
     ) -> list[ChatMessage]:
-        """The kept messages of a table's channels (stored past `after`), oldest first."""
+        """The kept messages of a table's channels (stored past `after`), oldest first,
+        but those a moderator hid."""
         async with self.db.read() as session:
             rows = (
                 await session.exec(
@@ -239,21 +268,39 @@ class ChatService:
                         ChatMessageRow.table_id == table_id,
                         col(ChatMessageRow.channel).in_([c.value for c in channels]),
                         col(ChatMessageRow.seq) > after,
+                        col(ChatMessageRow.id).not_in(select(HiddenMessageRow.message_id)),
                     )
                     .order_by(col(ChatMessageRow.seq))
                 )
             ).all()
-        return [
-            ChatMessage(
-                id=row.id,
-                table_id=row.table_id,
-                channel=ChatChannel(row.channel),
-                sender=Player(row.player_id, username),
-                text=row.text,
-                sent_at=row.sent_at,
+        return [message_of(row, username) for row, username in rows]
+
+
+def message_of(row: ChatMessageRow, username: str) -> ChatMessage:
+    """The message a stored row holds."""
+    return ChatMessage(
+        id=row.id,
+        table_id=row.table_id,
+        channel=ChatChannel(row.channel),
+        sender=Player(row.player_id, username),
+        text=row.text,
+        sent_at=row.sent_at,
+    )
+
+
+async def stored_message(db: Database, message_id: str) -> ChatMessage | None:
+    """A kept message (hidden or not), by id."""
+    if not isinstance(message_id, str) or not 0 < len(message_id) <= 32:
+        return None
+    async with db.read() as session:
+        found = (
+            await session.exec(
+                select(ChatMessageRow, PlayerRow.username)
+                .join(PlayerRow, col(PlayerRow.id) == col(ChatMessageRow.player_id))
+                .where(ChatMessageRow.id == message_id)
             )
-            for row, username in rows
-        ]
+        ).first()
+    return message_of(*found) if found is not None else None
 
 
 async def _store(session: AsyncSession, message: ChatMessage) -> None:

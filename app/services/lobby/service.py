@@ -574,13 +574,17 @@ def _reclaim(table: TableSnapshot, seat: Seat) -> Change:
     return change
 
 
-def close_table(table: TableSnapshot, change: Change) -> TableSnapshot:
+def close_table(table: TableSnapshot, change: Change, reason: str | None = None) -> TableSnapshot:
     """Close `table`: TABLE_CLOSED, its last change (one more step of `change`); the
-    table leaves the lobby, its streams end and every move is refused."""
+    table leaves the lobby, its streams end and every move is refused. An operator's
+    `reason` is kept in the move log."""
     closed = table.evolve(
         version=table.version + 1, status=TableStatus.CLOSED, turn_deadline=None, timed_out=None
     )
     change.add(GameEvent.TABLE_CLOSED, closed)
-    change.log_entry(closed.version, 1, {"type": "close"})
+    entry: dict[str, object] = {"type": "close"}
+    if reason is not None:
+        entry["reason"] = reason
+    change.log_entry(closed.version, 1, entry)
     change.lobby_event = LobbyEvent.TABLE_REMOVED
     return closed

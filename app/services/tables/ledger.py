@@ -347,6 +347,10 @@ class Ledger:
         snapshot = self._cache.get(table_id)
         return snapshot if snapshot is not None and snapshot.version == version else None
 
+    def cached_versions(self) -> dict[str, int]:
+        """The version of every table in the cache (the open tables this process holds)."""
+        return {table_id: table.version for table_id, table in self._cache.items()}
+
     def cached_any(self, table_id: str) -> TableSnapshot | None:
         """The cached table at whatever version (a hint; decisions re-check)."""
         return self._cache.get(table_id)

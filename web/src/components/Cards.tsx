@@ -12,22 +12,30 @@ export function CardFace({ card, small }: { card: CardLike; small?: boolean }) {
   );
 }
 
-/** A card that is a button (the hand). */
+/**
+ * A card that is a button (the hand). Its name is the card in words ("Queen of spades"),
+ * read from its content; a disabled card says why in a tooltip and in its description
+ * (`reasonId`: the element holding the reason's words).
+ */
 export function CardButton(props: {
   card: CardLike;
   disabled: boolean;
   pressed?: boolean;
-  label: string;
+  reason?: string | null;
+  reasonId?: string | undefined;
   onClick: () => void;
   onKeyDown?: (event: TargetedKeyboardEvent<HTMLButtonElement>) => void;
 }) {
   const { card } = props;
+  const reason = props.disabled ? (props.reason ?? undefined) : undefined;
   return (
     <button type="button" class={`card card-button suit-${card.suit.toLowerCase()}`}
       data-card={cardKey(card)} disabled={props.disabled} aria-pressed={props.pressed}
-      aria-label={props.label} onClick={props.onClick} onKeyDown={props.onKeyDown}>
+      title={reason} data-reason={reason} aria-describedby={reason ? props.reasonId : undefined}
+      onClick={props.onClick} onKeyDown={props.onKeyDown}>
       <span aria-hidden="true" class="rank">{rankShort(card.rank)}</span>
       <span aria-hidden="true" class="pip">{suitGlyph(card.suit)}</span>
+      <span class="sr-only">{cardName(card)}</span>
     </button>
   );
 }

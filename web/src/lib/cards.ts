@@ -58,6 +58,21 @@ const BOT_WORDS: Record<BotLevel, string> = { BASIC: "Basic", STANDARD: "Standar
 export const BOT_LEVELS: readonly BotLevel[] = ["BASIC", "STANDARD", "EXPERT"];
 export const botLevelName = (level: BotLevel): string => BOT_WORDS[level];
 
+/** "Expert bot": a bot in a sentence, its level when the server tells it. */
+export function botShort(level: BotLevel | null | undefined): string {
+  return level ? `${BOT_WORDS[level]} bot` : "bot";
+}
+
+/** "1 card", "3 cards": a count and its noun. */
+export const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
+/** Where each seat sits around the table, from the viewer's seat (bottom) clockwise. */
+export const POSITIONS = ["bottom", "left", "top", "right"] as const;
+export type Position = (typeof POSITIONS)[number];
+
+/** Where `seat` sits for one whose seats run clockwise as `order` (bottom first). */
+export const positionOf = (order: readonly Seat[], seat: Seat): Position => POSITIONS[order.indexOf(seat)] ?? "top";
+
 /** "Bot (Expert)": a bot seat in words, its level when the server tells it. */
 export function botName(level: BotLevel | null | undefined): string {
   return level ? `Bot (${BOT_WORDS[level]})` : "Bot";

@@ -1,6 +1,7 @@
 // Game changes in words: what the table's log shows and what screen readers hear.
 import type { GameEvent, GameUpdatesSubscription } from "../graphql/generated";
 import { botName, cardName, seatName, teamName } from "./cards";
+import { signed } from "./handSummary";
 
 export type Update = GameUpdatesSubscription["gameUpdates"];
 
@@ -31,6 +32,13 @@ function played(update: Update): string {
   return play ? ` the ${cardName(play.card)}` : "";
 }
 
+/** "North–South +42, score 42; East–West −40, score −40": a scored hand's results. */
+function handResults(update: Update): string {
+  const view = update.view;
+  return view.history.filter((h) => h.handNumber === view.handNumber)
+    .map((h) => `${teamName(h.team)} ${signed(h.points)}, score ${h.scoreAfter}`).join("; ");
+}
+
 /** The change in a sentence, or null for one not worth telling (a SNAPSHOT). */
 export function describe(update: Update): string | null {
   const who = update.seat ? seatName(update.seat) : "";
@@ -48,7 +56,7 @@ export function describe(update: Update): string | null {
     case "CARDS_PASSED":
       return `${who} passed two cards.`;
     case "HAND_SCORED":
-      return `Hand ${view.handNumber} scored.`;
+      return `Hand ${view.handNumber} scored: ${handResults(update)}.`;
     case "HAND_DEALT":
       return `Hand ${view.handNumber} is dealt.`;
     case "GAME_OVER":

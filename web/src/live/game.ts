@@ -4,6 +4,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { GameUpdatesDocument, type GameEvent, type GameFieldsFragment } from "../graphql/generated";
 import { describe, TABLE_EVENTS, type Update } from "../lib/events";
+import { summarize, type HandSummary } from "../lib/handSummary";
+import { landedAfter, lastLanded, type LandedTrick } from "../lib/tricks";
 import { live, onReconnect } from "../server/api";
 import { announcement } from "../state/announcement";
 
@@ -27,6 +29,11 @@ export interface GameStream {
   tableChanges: number;
   /** TABLE_CLOSED arrived: the table's last change. */
   closed: boolean;
+  /** The latest trick completed while this page watched (not one already done when it
+   * opened): every view is looked at, the stream's older ones too. */
+  landed: LandedTrick | null;
+  /** The latest hand scored while this page watched. */
+  scored: HandSummary | null;
   /** Apply a view a mutation returned (ignored if the stream is already further). */
   apply: (view: GameView) => void;
 }
@@ -42,13 +49,28 @@ export function useGameStream(tableId: string | null): GameStream {
   const [log, setLog] = useState<LogEntry[]>([]);
   const [tableChanges, setTableChanges] = useState(0);
   const [closed, setClosed] = useState(false);
+  const [landed, setLanded] = useState<LandedTrick | null>(null);
+  const [scored, setScored] = useState<HandSummary | null>(null);
   // The version on screen (a mutation's result may be ahead of the stream) and the last
   // version the stream delivered (each change is logged once, in order, even if its view
   // was already on screen).
   const applied = useRef<number | null>(null);
   const streamed = useRef<number | null>(null);
+  // The latest completed trick seen in any view (undefined: no view seen yet).
+  const lastTrick = useRef<LandedTrick | null | undefined>(undefined);
 
+  // A view that shows a trick completed after every one seen so far lands it (the first
+  // view only sets where the page starts).
+  const notice = (next: GameView): void => {
+    const trick = lastLanded(next);
+    if (lastTrick.current === undefined) lastTrick.current = trick;
+    else if (trick && landedAfter(trick, lastTrick.current)) {
+      lastTrick.current = trick;
+      setLanded(trick);
+    }
+  };
   const accept = (next: GameView): void => {
+    notice(next);
     if (applied.current !== null && next.version <= applied.current) return;
     applied.current = next.version;
     setView(next);
@@ -57,6 +79,7 @@ export function useGameStream(tableId: string | null): GameStream {
     // A SNAPSHOT too: the table may have changed between reading it and subscribing.
     if (TABLE_EVENTS.has(update.event) || update.event === "SNAPSHOT") setTableChanges((n) => n + 1);
     if (update.event === "TABLE_CLOSED") setClosed(true);
+    if (update.event === "HAND_SCORED") setScored(summarize(update.view));
     const words = describe(update);
     if (!words) return;
     announcement.value = words;
@@ -68,6 +91,7 @@ export function useGameStream(tableId: string | null): GameStream {
     if (!tableId) return;
     applied.current = null;
     streamed.current = null;
+    lastTrick.current = undefined;
     let stop: (() => void) | null = null;
     const start = (): void => {
       stop?.();
@@ -106,6 +130,8 @@ export function useGameStream(tableId: string | null): GameStream {
     log,
     tableChanges,
     closed,
+    landed,
+    scored,
     apply: accept,
   };
 }

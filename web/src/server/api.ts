@@ -20,6 +20,10 @@ const PLAYER_KEY = "spades.player";
 
 export const token = signal<string | null>(localStorage.getItem(TOKEN_KEY));
 
+/** Why the player was signed out by the server, when it said (a ban); shown on the sign-in page. */
+export const signedOutBecause = signal<string | null>(null);
+const BANNED = "account banned";
+
 export type Link = "idle" | "connecting" | "online" | "reconnecting";
 /** The WebSocket's state, shown in the header (and by tests as `data-link`). */
 export const link = signal<Link>("idle");
@@ -64,10 +68,18 @@ export const ws = createWSClient({
     },
     closed: (event) => {
       clearTimeout(pongTimer);
-      const code = (event as CloseEvent | undefined)?.code;
-      if (code === 4401) signOutLocally();
-      // 1000 is the lazy close once no subscription is left: not a drop.
-      link.value = code === 1000 || !connectedBefore ? "idle" : "reconnecting";
+      const closed = event as CloseEvent | undefined;
+      const code = closed?.code;
+      if (code === 4401) {
+        signOutLocally();
+        if (closed?.reason === BANNED) {
+          signedOutBecause.value = "A moderator banned this account: you have been signed out.";
+        }
+      }
+      // 1000 is the lazy close once no subscription is left: not a drop; after 4401 and
+      // 4403 the client does not retry (see shouldRetry): nothing is reconnecting.
+      const final = code === 1000 || code === 4401 || code === 4403;
+      link.value = final || !connectedBefore ? "idle" : "reconnecting";
     },
     // A socket that stopped answering (lost network) is killed, so the client retries.
     ping: (received) => {

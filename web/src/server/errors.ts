@@ -28,6 +28,10 @@ export function errorWords(error: CombinedError): string {
   }
   const first = error.graphQLErrors[0];
   const code = first?.extensions["code"];
+  // A banned player's sign-in: the server's words say it all (and why).
+  if (code === "FORBIDDEN" && first?.message.startsWith("this account is banned")) {
+    return `This account is banned${first.message.slice("this account is banned".length)}.`;
+  }
   if (typeof code === "string") {
     const words = WORDS[code];
     // The server's message says which rule was broken; keep it after the general words.

@@ -1,15 +1,20 @@
-// Display preferences kept in this browser.
-import { signal } from "../lib/signal";
+// Display and sound preferences kept in this browser.
+import { signal, type Signal } from "../lib/signal";
 
-const FOUR_COLOUR_KEY = "spades.fourColour";
+/** A yes/no preference stored under `key` ("1" or "0"), off unless stored on. */
+function storedFlag(key: string): Signal<boolean> {
+  const flag = signal(localStorage.getItem(key) === "1");
+  flag.subscribe((on) => localStorage.setItem(key, on ? "1" : "0"));
+  return flag;
+}
 
-export const fourColour = signal(localStorage.getItem(FOUR_COLOUR_KEY) === "1");
+export const fourColour = storedFlag("spades.fourColour");
+
+/** Sounds for the player's turn and won tricks: off until the player turns them on. */
+export const soundsOn = storedFlag("spades.sounds");
 
 function applyDeck(on: boolean): void {
   document.documentElement.classList.toggle("four-colour", on);
 }
 applyDeck(fourColour.value);
-fourColour.subscribe((on) => {
-  localStorage.setItem(FOUR_COLOUR_KEY, on ? "1" : "0");
-  applyDeck(on);
-});
+fourColour.subscribe(applyDeck);

@@ -4,6 +4,7 @@ import { signal } from "../lib/signal";
 export type Route =
   | { page: "lobby" }
   | { page: "social" }
+  | { page: "moderation" }
   | { page: "leaderboard"; per: number }
   | { page: "profile"; username: string; per: number }
   | { page: "table"; tableId: string; code: string | null };
@@ -12,6 +13,7 @@ function parse(url: URL): Route {
   const table = /^\/table\/([^/]+)\/?$/.exec(url.pathname);
   if (table?.[1]) return { page: "table", tableId: decodeURIComponent(table[1]), code: url.searchParams.get("code") };
   if (url.pathname === "/friends") return { page: "social" };
+  if (url.pathname === "/moderation") return { page: "moderation" };
   if (url.pathname === "/leaderboard") return { page: "leaderboard", per: pageSize(url) };
   const player = /^\/player\/([^/]+)\/?$/.exec(url.pathname);
   if (player?.[1]) return { page: "profile", username: decodeURIComponent(player[1]), per: pageSize(url) };

@@ -1,6 +1,7 @@
 // A player's career: rating, statistics and game history.
 import { useEffect, useState } from "preact/hooks";
 import { PlayerLink } from "../../components/PlayerLink";
+import { ReportButton } from "../../components/ReportButton";
 import { ProfileDocument, type ProfileQuery } from "../../graphql/generated";
 import { seatName } from "../../lib/cards";
 import { query } from "../../server/api";
@@ -107,6 +108,7 @@ export function ProfilePage({ username, per }: { username: string; per: number }
         <h1 id="profile-title">{profile.player.username}</h1>
         <p class="muted small">Member since {day(profile.memberSince)}</p>
         <p>Rating <RatingText rating={profile.rating} /> <span class="muted small">after {profile.rating.games} rated {profile.rating.games === 1 ? "game" : "games"}</span></p>
+        <ReportButton playerId={profile.player.id} username={profile.player.username} />
       </section>
       <Stats profile={profile} />
       <section class="panel" aria-labelledby="history-title">

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import type { BidInput, Seat } from "../../graphql/generated";
-import { partnerOf, seatName } from "../../lib/cards";
+import { counted, partnerOf, seatName } from "../../lib/cards";
 import type { GameView } from "../../live/game";
 
 const NUMBERS = Array.from({ length: 14 }, (_, i) => i);
@@ -32,20 +32,23 @@ export function BidBox({ view, seat, onBid }: { view: GameView; seat: Seat; onBi
     else {
       const share = chosen - partnerTricks;
       hint = share >= 0
-        ? `Team total ${chosen}: your share ${share}.`
+        ? `Your partner bid ${partnerTricks}; your team total ${chosen} means you need ${counted(share, "trick")}.`
         : `Team total ${chosen} is below your partner's ${partnerTricks}: tricks above ${chosen} become bags.`;
     }
   }
+  // The others' bids so far, for a box that may cover their seats on a small screen.
+  const others = view.seats.filter((s) => s.seat !== seat && s.seat !== partner && s.bid)
+    .map((s) => `${seatName(s.seat)} ${s.bid ? bidWords(s.bid) : ""}`);
 
   return (
     <section class="bid-box panel" aria-labelledby="bid-title">
       <h2 id="bid-title">{partnerBid === null ? "Your bid" : "Team total"}</h2>
       <p>{heading}</p>
-      <p class="muted small">You hold {spades} spade{spades === 1 ? "" : "s"}.</p>
+      <p class="muted small">You hold {counted(spades, "spade")}.{others.length > 0 ? ` Opponents: ${others.join(", ")}.` : ""}</p>
       <div class="bid-grid" role="group" aria-label={partnerTricks !== null ? "Team total" : "Tricks"}>
         {NUMBERS.map((n) => (
           <button type="button" key={n} data-bid={n} aria-pressed={chosen === n} onClick={() => setChosen(n)}
-            aria-label={partnerTricks !== null ? `Team total ${n}, your share ${n - partnerTricks}` : `${n} tricks`}>
+            title={partnerTricks !== null ? `Team total ${n}, your share ${n - partnerTricks}` : counted(n, "trick")}>
             {n}
           </button>
         ))}

@@ -1,96 +1,34 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
-import { CardFace } from "../../components/Cards";
-import { PlayerLink } from "../../components/PlayerLink";
+import { useState } from "preact/hooks";
 import {
   PassCardsDocument,
   PlaceBidDocument,
   PlayCardDocument,
-  RequestRematchDocument,
   RevealHandDocument,
   type BidInput,
   type Seat,
 } from "../../graphql/generated";
-import { botName, clockwiseFrom, partnerOf, sameCard, seatName, teamName, teamOf, type CardLike } from "../../lib/cards";
+import { botShort, clockwiseFrom, positionOf, sameCard, seatName, teamName, type CardLike } from "../../lib/cards";
+import type { HandSummary } from "../../lib/handSummary";
+import { playContext, UNPLAYABLE, whyNotPlayable } from "../../lib/legality";
+import type { LandedTrick } from "../../lib/tricks";
 import type { GameView } from "../../live/game";
-import { connectedIn, type Presence } from "../../live/presence";
+import type { Presence } from "../../live/presence";
 import { mutate } from "../../server/api";
-import { navigate, tablePath } from "../../state/router";
-import { BidBox, BlindNilChoice, bidWords } from "./BidBox";
+import { BidBox, BlindNilChoice } from "./BidBox";
+import { GameOver } from "./GameOver";
 import { Hand } from "./Hand";
-import { PresenceTag } from "./Presence";
-import { Scores } from "./Scores";
-import { TurnClock } from "./TurnClock";
+import { HandSummaryPanel, useHandSummary } from "./HandSummaryPanel";
+import { SeatPlate, seatTitle } from "./SeatPlate";
+import { SidePanels } from "./SidePanels";
+import { TrickArea } from "./TrickArea";
+import { useTableSounds } from "./useTableSounds";
+import { useTrickHold } from "./useTrickHold";
 
-const POSITIONS = ["bottom", "left", "top", "right"] as const;
-
-function seatTitle(view: GameView, seat: Seat): string {
+/** Who is on turn, in a sentence: "East (Standard bot)", "South (alice)". */
+function turnWho(view: GameView, seat: Seat): string {
   const state = view.seats.find((s) => s.seat === seat);
-  if (!state?.playerId) return "Empty";
-  return state.isBot ? botName(state.botLevel) : (state.username ?? "Player");
-}
-
-interface SeatProps {
-  view: GameView;
-  seat: Seat;
-  position: string;
-  presence: Presence;
-  turnSeconds: number;
-}
-
-function SeatBox({ view, seat, position, presence, turnSeconds }: SeatProps) {
-  const state = view.seats.find((s) => s.seat === seat);
-  const mine = view.viewerSeat === seat;
-  const partner = view.viewerSeat !== null && partnerOf(view.viewerSeat) === seat;
-  const turn = view.turn === seat;
-  const who = seatTitle(view, seat);
-  const connected = state && !state.isBot ? connectedIn(presence, seat, state.playerId) : null;
-  const away = state?.awayPlayer ? ` for ${state.awayPlayer.username}, who is away` : "";
-  return (
-    <div class={`seat seat-${position}${turn ? " on-turn" : ""}${mine ? " mine" : ""}`} data-seat={seat}
-      aria-label={`${seatName(seat)}: ${who}${away}${mine ? " (you)" : partner ? " (partner)" : ""}${connected === false ? ", disconnected" : ""}${turn ? ", to act" : ""}`}
-      role="group">
-      <div class="seat-name">
-        <strong>{seatName(seat)}</strong>{" "}
-        {state?.playerId && !state.isBot && state.username ? <PlayerLink username={state.username} /> : who}
-        {mine && <span class="badge">you</span>}
-        {partner && <span class="badge">partner</span>}
-        {view.dealer === seat && <span class="badge" title="Dealer">dealer</span>}
-      </div>
-      {state?.awayPlayer && <div class="small away-note" data-away-player={state.awayPlayer.username}>for {state.awayPlayer.username} (away)</div>}
-      <PresenceTag connected={connected} />
-      <div class="seat-stats small">
-        <span>Bid: <b data-bid-of={seat}>{state?.bid ? bidWords(state.bid) : "–"}</b></span>
-        <span>Tricks: <b>{state?.tricksWon ?? 0}</b></span>
-        {!mine && <span>{state?.cardCount ?? 0} cards</span>}
-      </div>
-      {turn && (
-        <div class="turn-flag">
-          <span aria-hidden="true">to act</span>
-          {view.turnDeadline && <TurnClock deadline={view.turnDeadline} turnSeconds={turnSeconds} mine={mine} />}
-        </div>
-      )}
-    </div>
-  );
-}
-
-function TrickArea({ view, order }: { view: GameView; order: Seat[] }) {
-  const showingLast = view.currentTrick.length === 0 && view.lastTrick !== null && view.phase === "PLAYING";
-  const plays = showingLast && view.lastTrick ? view.lastTrick.plays : view.currentTrick;
-  return (
-    <div class={`trick${showingLast ? " trick-done" : ""}`} role="group"
-      aria-label={showingLast && view.lastTrick ? `Last trick, won by ${seatName(view.lastTrick.winner)}` : "Trick in progress"}
-      data-trick={showingLast ? "last" : "current"}>
-      {plays.map((play) => (
-        <div key={play.seat} class={`play play-${POSITIONS[order.indexOf(play.seat)] ?? "top"}`}
-          data-played-by={play.seat}>
-          <CardFace card={play.card} />
-          <span class="sr-only">played by {seatName(play.seat)}</span>
-        </div>
-      ))}
-      {showingLast && view.lastTrick && <div class="trick-note small">{seatName(view.lastTrick.winner)} won</div>}
-    </div>
-  );
+  return `${seatName(seat)} (${state?.isBot ? botShort(state.botLevel) : seatTitle(view, seat)})`;
 }
 
 function statusLine(view: GameView): string {
@@ -99,7 +37,7 @@ function statusLine(view: GameView): string {
   if (view.phase === "GAME_OVER") return view.winner ? `Game over: ${teamName(view.winner)} won.` : "Game over.";
   if (!turn) return "";
   const mine = turn === me;
-  const who = `${seatName(turn)} (${seatTitle(view, turn)})`;
+  const who = turnWho(view, turn);
   switch (view.phase) {
     case "BIDDING":
       return mine ? "Your turn to bid." : `${who} is bidding.`;
@@ -112,18 +50,39 @@ function statusLine(view: GameView): string {
   }
 }
 
-/** The table in play: seats, the trick, the hand and what the player may do now. */
+/** Why a card of the hand cannot be pressed now (null: it can). */
+function reasonFor(view: GameView, card: CardLike, myTurn: boolean, closed: boolean): string | null {
+  if (closed) return "The table is closed.";
+  switch (view.phase) {
+    case "PLAYING":
+      if (!myTurn) return view.turn ? `Wait for your turn: ${seatName(view.turn)} is to play.` : "Wait for your turn.";
+      if (view.legalPlays.some((c) => sameCard(c, card))) return null;
+      return whyNotPlayable(card, playContext(view)) ?? UNPLAYABLE;
+    case "BIDDING":
+      return "Cards are played once every seat has bid.";
+    case "EXCHANGE":
+      return "Wait while the cards are passed.";
+    default:
+      return "The game is over.";
+  }
+}
+
+/** The table in play: the felt with its four seats and the trick, what the player may do
+ * now over it, the hand below it, and the side panels. */
 export function Board(props: {
   view: GameView;
   apply: (view: GameView) => void;
-  onLeave: (() => void) | null;
   /** The table is closed: shown as it ended, nothing can be played. */
   closed: boolean;
   presence: Presence;
   turnSeconds: number;
+  /** The latest completed trick and scored hand the page saw happen. */
+  landed: LandedTrick | null;
+  scored: HandSummary | null;
   /** The seat shown at the bottom for one who does not sit here (an away player's own). */
   bottom?: Seat | null;
-  aside?: ComponentChildren;
+  log: ComponentChildren;
+  chat: ComponentChildren;
 }) {
   const { view } = props;
   const [error, setError] = useState<string | null>(null);
@@ -134,6 +93,9 @@ export function Board(props: {
   const myTurn = me !== null && view.turn === me && !props.closed;
   const tableId = view.tableId;
   const expectedVersion = view.version;
+  const { held, release } = useTrickHold(props.landed);
+  const { summary, dismiss } = useHandSummary(props.scored, held !== null && held.trick.hand === props.scored?.hand);
+  useTableSounds(view, props.landed);
 
   const run = async (action: () => Promise<{ data?: GameView | undefined; error?: string | undefined }>): Promise<void> => {
     setBusy(true);
@@ -143,11 +105,13 @@ export function Board(props: {
     if (result.data) props.apply(result.data);
     else if (result.error) setError(result.error);
   };
-  const play = (card: CardLike): void =>
+  const play = (card: CardLike): void => {
+    release(); // the player moves on: the last trick is gathered now
     void run(async () => {
       const r = await mutate(PlayCardDocument, { tableId, card: { suit: card.suit, rank: card.rank }, expectedVersion });
       return r.data ? { data: r.data.playCard } : r;
     });
+  };
   const bid = (value: BidInput): void =>
     void run(async () => {
       const r = await mutate(PlaceBidDocument, { tableId, bid: value, expectedVersion });
@@ -173,100 +137,55 @@ export function Board(props: {
   const mode = view.phase === "PLAYING" && myTurn && !busy ? "play"
     : view.phase === "EXCHANGE" && myTurn ? "pick" : "view";
   const status = props.closed ? "The table is closed." : statusLine(view);
+  const bidder = view.phase === "BIDDING" && !props.closed ? me : null;
+
+  // What sits over the felt's middle: the last hand's summary, then what the player
+  // decides now (a bid, Blind Nil, the exchange). The hand below stays in view.
+  const over = [
+    summary && <HandSummaryPanel key="summary" summary={summary} onClose={dismiss} />,
+    bidder && view.handWithheld && (
+      <BlindNilChoice key="blind" myTurn={myTurn} onReveal={reveal}
+        onBlindNil={() => bid({ kind: "BLIND_NIL", tricks: null })} />
+    ),
+    bidder && myTurn && !view.handWithheld && <BidBox key={`bid-${view.handNumber}`} view={view} seat={bidder} onBid={bid} />,
+    me && view.phase === "EXCHANGE" && myTurn && (
+      <section key="exchange" class="panel exchange" aria-labelledby="exchange-title">
+        <h2 id="exchange-title">Card exchange</h2>
+        <p>Choose two cards to pass face down to your partner ({picked.length} of 2 chosen).</p>
+        <button type="button" class="primary" data-action="pass" disabled={picked.length !== 2 || busy} onClick={pass}>
+          Pass 2 cards
+        </button>
+      </section>
+    ),
+  ].filter(Boolean);
 
   return (
     <div class="game" data-version={view.version} data-phase={view.phase} data-turn={view.turn ?? ""}
       data-viewer={me ?? "spectator"}>
       <div class="main-col">
-      <section class="board" aria-label={`Table, hand ${view.handNumber}`}>
-        {order.map((seat, i) => (
-          <SeatBox key={seat} view={view} seat={seat} position={POSITIONS[i] ?? "top"}
-            presence={props.presence} turnSeconds={props.turnSeconds} />
-        ))}
-        <TrickArea view={view} order={order} />
-        <p class="spades-broken small" aria-live="off"><span aria-hidden="true">♠ </span>{view.spadesBroken ? "Spades broken" : "Spades not broken"}</p>
-      </section>
-      <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status id="table-status" tabIndex={-1}>{status}</p>
-      {error && <p class="error" role="alert">{error}</p>}
-      {me && view.phase === "BIDDING" && view.handWithheld && !props.closed && (
-        <BlindNilChoice myTurn={myTurn} onReveal={reveal}
-          onBlindNil={() => bid({ kind: "BLIND_NIL", tricks: null })} />
-      )}
-      {me && view.phase === "BIDDING" && myTurn && !view.handWithheld && (
-        <BidBox key={`${view.handNumber}`} view={view} seat={me} onBid={bid} />
-      )}
-      {me && view.phase === "EXCHANGE" && myTurn && (
-        <section class="panel exchange" aria-labelledby="exchange-title">
-          <h2 id="exchange-title">Card exchange</h2>
-          <p>Choose two cards to pass face down to your partner ({picked.length} of 2 chosen).</p>
-          <button type="button" class="primary" data-action="pass" disabled={picked.length !== 2 || busy} onClick={pass}>
-            Pass 2 cards
-          </button>
+        <section class="board" aria-label={`Table, hand ${view.handNumber}`}
+          data-turn-at={view.turn ? positionOf(order, view.turn) : undefined}>
+          {order.map((seat) => (
+            <SeatPlate key={seat} view={view} seat={seat} position={positionOf(order, seat)}
+              presence={props.presence} turnSeconds={props.turnSeconds} />
+          ))}
+          <TrickArea view={view} order={order} held={held} />
+          {over.length > 0 && <div class="felt-over">{over}</div>}
+          <p class="spades-broken small" aria-live="off"><span aria-hidden="true">♠ </span>{view.spadesBroken ? "Spades broken" : "Spades not broken"}</p>
         </section>
-      )}
-      {me && view.hand && view.hand.length > 0 && (
-        <Hand cards={view.hand} mode={mode} legal={view.legalPlays} picked={picked}
-          onCard={(card) => (mode === "play" ? play(card) : mode === "pick" ? toggle(card) : undefined)} />
-      )}
-      {me && view.handWithheld && (
-        <p class="muted withheld">Your 13 cards are face down until you choose.</p>
-      )}
-      {view.phase === "GAME_OVER" && <GameOver view={view} />}
-      {props.onLeave && view.phase !== "GAME_OVER" && (
-        <p><button type="button" class="danger" onClick={props.onLeave}>Leave table (a bot takes your seat)</button></p>
-      )}
+        <p class={`status${myTurn ? " status-mine" : ""}`} role="status" data-status id="table-status" tabIndex={-1}>{status}</p>
+        {error && <p class="error" role="alert">{error}</p>}
+        {me && view.hand && view.hand.length > 0 && (
+          <Hand cards={view.hand} mode={mode} legal={view.legalPlays} picked={picked}
+            reasonOf={(card) => reasonFor(view, card, myTurn, props.closed)}
+            onCard={(card) => (mode === "play" ? play(card) : mode === "pick" ? toggle(card) : undefined)} />
+        )}
+        {me && view.handWithheld && (
+          <p class="muted withheld">Your 13 cards are face down until you choose.</p>
+        )}
+        {view.phase === "GAME_OVER" && <GameOver view={view} />}
       </div>
-      <div class="side-col">
-        <Scores view={view} />
-        {props.aside}
-      </div>
+      <SidePanels view={view} log={props.log} chat={props.chat} />
     </div>
-  );
-}
-
-function GameOver({ view }: { view: GameView }) {
-  const mine = view.viewerSeat ? teamOf(view.viewerSeat) : null;
-  const won = mine !== null && view.winner === mine;
-  const [error, setError] = useState<string | null>(null);
-  const humans = view.seats.filter((s) => s.playerId && !s.isBot).map((s) => s.seat);
-  const asked = view.rematchRequests.filter((seat) => humans.includes(seat));
-  const iAsked = view.viewerSeat !== null && view.rematchRequests.includes(view.viewerSeat);
-  const next = view.nextTableId;
-  // Seated players follow the rematch to its table; spectators get a link.
-  useEffect(() => {
-    if (next && view.viewerSeat) navigate(tablePath(next));
-  }, [next]);
-  const rematch = async (): Promise<void> => {
-    setError(null);
-    const result = await mutate(RequestRematchDocument, { tableId: view.tableId });
-    if (result.data === undefined) setError(result.error);
-    else if (result.data.requestRematch.id !== view.tableId) navigate(tablePath(result.data.requestRematch.id));
-  };
-  return (
-    <section class="panel game-over" aria-labelledby="over-title" data-game-over>
-      <h2 id="over-title">{view.winner ? `${teamName(view.winner)} win` : "Game over"}</h2>
-      {mine && <p class="big">{won ? "You won!" : "You lost this one."}</p>}
-      <p>
-        {view.teams.map((t) => `${teamName(t.team)} ${t.score}`).join(" · ")}
-      </p>
-      {humans.length > 0 && (
-        <p class="muted" data-rematch-asked={asked.length}>
-          Rematch: {asked.length} of {humans.length} player{humans.length === 1 ? "" : "s"} asked
-          {asked.length ? ` (${asked.map(seatName).join(", ")})` : ""}.
-        </p>
-      )}
-      {error && <p class="error" role="alert">{error}</p>}
-      <p class="actions">
-        {view.viewerSeat && !next && (
-          <button type="button" class="primary" data-action="rematch" disabled={iAsked} onClick={() => void rematch()}>
-            {iAsked ? "Waiting for the others…" : "Play again"}
-          </button>
-        )}
-        {next && !view.viewerSeat && (
-          <button type="button" class="primary" onClick={() => navigate(tablePath(next))}>Watch the rematch</button>
-        )}
-        <button type="button" onClick={() => navigate("/")}>Back to the lobby</button>
-      </p>
-    </section>
   );
 }

@@ -1,4 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { MuteNotice, useMute } from "../../components/MuteNotice";
+import { ReportButton } from "../../components/ReportButton";
 import {
   ChatDocument,
   ChatMessagesDocument,
@@ -24,6 +26,7 @@ export function Chat(props: { tableId: string; seated: boolean; gameOver: boolea
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const list = useRef<HTMLOListElement>(null);
+  const { mute, recheck } = useMute();
 
   useEffect(() => {
     let alive = true;
@@ -62,7 +65,10 @@ export function Chat(props: { tableId: string; seated: boolean; gameOver: boolea
       const sent = result.data.sendChat;
       setMessages((old) => (old.some((m) => m.id === sent.id) ? old : [...old, sent]));
       setText("");
-    } else setError(result.error);
+    } else {
+      setError(result.error);
+      if (result.code === "FORBIDDEN") recheck(); // muted meanwhile? the notice says why
+    }
   };
 
   const shown = messages.filter((m) => m.channel === channel);
@@ -82,21 +88,25 @@ export function Chat(props: { tableId: string; seated: boolean; gameOver: boolea
         {shown.length === 0 && <p class="muted small">No messages yet.</p>}
         <ol class="plain" ref={list}>
           {shown.map((m) => (
-            <li key={m.id}><b>{m.from.username}</b> {m.text}</li>
+            <li key={m.id}>
+              <b>{m.from.username}</b> {m.text}{" "}
+              <ReportButton playerId={m.from.id} username={m.from.username} messageId={m.id} />
+            </li>
           ))}
         </ol>
       </div>
+      {channel === writable && mute && <MuteNotice mute={mute} />}
       {channel === writable && (
         <form class="row" onSubmit={(e) => void send(e)}>
           <label class="grow">
             <span class="sr-only">Message</span>
-            <input name="chat" maxLength={300} placeholder="Say something" value={text}
+            <input name="chat" maxLength={300} placeholder="Say something" value={text} disabled={mute !== null}
               onInput={(e) => setText(e.currentTarget.value)} />
           </label>
-          <button type="submit">Send</button>
+          <button type="submit" disabled={mute !== null}>Send</button>
         </form>
       )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && !mute && <p class="error" role="alert">{error}</p>}
     </section>
   );
 }

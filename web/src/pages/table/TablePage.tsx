@@ -135,7 +135,13 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
     <div class="table-page" data-table-id={tableId} data-status={closed ? "CLOSED" : table.status}
       data-mode={mySeat ? "player" : awaySeat ? "away" : watching ? "spectator" : "outsider"}>
       <div class="table-head">
-        <h1>{title}</h1>
+        <div class="table-title">
+          <h1>{title}</h1>
+          {mySeat && !closed && view.phase !== "WAITING" && view.phase !== "GAME_OVER" && (
+            <button type="button" class="danger small leave" onClick={leave}
+              aria-label="Leave table (a bot takes your seat)" title="A bot takes your seat">Leave table</button>
+          )}
+        </div>
         <p class="muted small" data-options>
           {closed ? "Closed · " : ""}{table.rematchOf ? "Rematch · " : ""}Host {table.host.username} · {enumWords(table.visibility)} · {enumWords(table.joinPolicy)} to sit
           {table.spectating ? " · spectators allowed" : " · no spectators"}
@@ -157,9 +163,9 @@ export function TablePage({ tableId, code, me }: { tableId: string; code: string
           </WaitingRoom>
         )
       ) : (
-        <Board view={view} apply={stream.apply} onLeave={mySeat && !closed ? leave : null} closed={closed}
-          presence={presence} turnSeconds={table.turnSeconds} bottom={awaySeat}
-          aside={<>{log}{chat}</>} />
+        <Board view={view} apply={stream.apply} closed={closed} presence={presence}
+          turnSeconds={table.turnSeconds} bottom={awaySeat} landed={stream.landed} scored={stream.scored}
+          log={log} chat={chat} />
       )}
     </div>
   );
