@@ -29,11 +29,26 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from app.rules.seats import SEATS
 
 NEAREST = 16  # candidates looked at first, nearest in rating
 SEARCH_BUDGET = 4096  # triples looked at for a ticket that is not the oldest of its pool
+
+
+class TicketStatus(StrEnum):
+    """A ticket's life: SEARCHING, then one final state."""
+
+    SEARCHING = "SEARCHING"
+    MATCHED = "MATCHED"
+    CANCELLED = "CANCELLED"
+    EXPIRED = "EXPIRED"
+
+    @property
+    def final(self) -> bool:
+        """Ended: nothing changes it any more."""
+        return self is not TicketStatus.SEARCHING
 
 
 @dataclass(frozen=True, slots=True)

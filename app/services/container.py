@@ -27,6 +27,9 @@ from app.services.play.commands import GameService
 from app.services.play.expert_pool import ExpertPool
 from app.services.play.reactions import Reactions
 from app.services.play.rematch import RematchService
+from app.services.quickplay.matchmaker import QuickPlayTimings
+from app.services.quickplay.service import QuickPlayService
+from app.services.quickplay.watchers import MemoryWatchers, RedisWatchers, WatchStore
 from app.services.rate_limits import Limiter, MemoryLimiter, RedisLimiter
 from app.services.social.service import SocialService
 from app.services.tables.ledger import Ledger
@@ -51,6 +54,25 @@ def make_presence_store(settings: Settings) -> PresenceStore:
     if settings.broker_url:
         return RedisPresence(settings.broker_url, settings.presence_ttl_seconds)
     return MemoryPresence()
+
+
+def make_watch_store(settings: Settings) -> WatchStore:
+    """Quick play's watchers counted in Redis when SPADES_BROKER_URL is set, else in memory."""
+    if settings.broker_url:
+        return RedisWatchers(settings.broker_url, settings.presence_ttl_seconds)
+    return MemoryWatchers()
+
+
+def quickplay_timings(settings: Settings) -> QuickPlayTimings:
+    """Quick play's timings: the settings, a lease of three waves (3 s at least) and the
+    presence heartbeat."""
+    wave = settings.quickplay_wave_seconds
+    return QuickPlayTimings(
+        bot_seconds=settings.quickplay_bot_seconds,
+        wave_seconds=wave,
+        lease_seconds=max(3.0, 3 * wave),
+        heartbeat_seconds=settings.presence_heartbeat_seconds,
+    )
 
 
 def make_broker(settings: Settings) -> Broker[Any]:
@@ -121,6 +143,13 @@ class Services:
             self.social,
             ChatLimiter(settings.broker_url),
         )
+        self.quickplay = QuickPlayService(
+            self.db,
+            self.ledger,
+            self.broker,
+            make_watch_store(settings),
+            quickplay_timings(settings),
+        )
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -136,6 +165,7 @@ class Services:
         self.reactions.resume(open_tables)
         await self.clocks.start()
         await self.presence.start(open_tables)
+        await self.quickplay.start()
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 
@@ -144,6 +174,7 @@ class Services:
         if self._revocations is not None:
             self._revocations.cancel()
             await asyncio.gather(self._revocations, return_exceptions=True)
+        await self.quickplay.stop()
         await self.presence.stop()
         await self.clocks.stop()
         await self.bots.stop()

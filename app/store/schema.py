@@ -1,12 +1,13 @@
-"""Every table of the database on one metadata: the game tables (`models`) and the career
-tables (`career`). The database and the migrations' environment import this module, so
-`alembic check` compares the migrations against all of them."""
+"""Every table of the database on one metadata: the game tables (`models`), the career
+tables (`career`) and quick play's (`quickplay`). The database and the migrations'
+environment import this module, so `alembic check` compares the migrations against all
+of them."""
 
 from __future__ import annotations
 
 from sqlmodel import SQLModel
 
-from app.store import career, models
+from app.store import career, models, quickplay
 
 METADATA = SQLModel.metadata
-TABLE_MODULES = (models, career)
+TABLE_MODULES = (models, career, quickplay)

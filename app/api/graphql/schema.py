@@ -20,6 +20,11 @@ from app.api.graphql.resolvers.game import GameMutation, GameQuery, GameSubscrip
 from app.api.graphql.resolvers.live import LiveMutation, LiveQuery, LiveSubscription
 from app.api.graphql.resolvers.lobby import LobbyMutation, LobbyQuery, LobbySubscription
 from app.api.graphql.resolvers.profiles import ProfileQuery
+from app.api.graphql.resolvers.quickplay import (
+    QuickPlayMutation,
+    QuickPlayQuery,
+    QuickPlaySubscription,
+)
 from app.api.graphql.resolvers.rematch import RematchMutation
 from app.api.graphql.resolvers.social import SocialMutation, SocialQuery, SocialSubscription
 from app.api.transport.codes import tag_request_error
@@ -29,7 +34,16 @@ from app.settings import Settings
 # order of the contract.
 Query = merge_types(
     "Query",
-    (AccountQuery, LobbyQuery, GameQuery, SocialQuery, ChatQuery, ProfileQuery, LiveQuery),
+    (
+        AccountQuery,
+        LobbyQuery,
+        GameQuery,
+        SocialQuery,
+        ChatQuery,
+        ProfileQuery,
+        LiveQuery,
+        QuickPlayQuery,
+    ),
 )
 Mutation = merge_types(
     "Mutation",
@@ -41,11 +55,19 @@ Mutation = merge_types(
         ChatMutation,
         RematchMutation,
         LiveMutation,
+        QuickPlayMutation,
     ),
 )
 Subscription = merge_types(
     "Subscription",
-    (GameSubscription, LobbySubscription, SocialSubscription, ChatSubscription, LiveSubscription),
+    (
+        GameSubscription,
+        LobbySubscription,
+        SocialSubscription,
+        ChatSubscription,
+        LiveSubscription,
+        QuickPlaySubscription,
+    ),
 )
 
 
