@@ -3,6 +3,7 @@ import type { PlayerFieldsFragment } from "../../graphql/generated";
 import { useLobby } from "../../live/lobby";
 import { CreateTable } from "./CreateTable";
 import { Invitations } from "./Invitations";
+import { QuickPlay } from "./QuickPlay";
 import { TableCard } from "./TableCard";
 
 /** The live lobby: every table the player may see, kept current by lobbyUpdates. */
@@ -13,6 +14,7 @@ export function Lobby({ me }: { me: PlayerFieldsFragment }) {
   return (
     <div class="lobby" data-ready={ready ? "lobby" : undefined}>
       <h1 class="sr-only">Lobby</h1>
+      <QuickPlay />
       <div class="lobby-side">
         <CreateTable />
         <Invitations />
