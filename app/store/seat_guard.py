@@ -34,7 +34,7 @@ async def hold_for_seating(session: AsyncSession, player_ids: Collection[str]) -
             select(PlayerRow.id)
             .where(col(PlayerRow.id).in_(humans))
             .order_by(col(PlayerRow.id))
-            .with_for_update(key_share=True)
+            .with_for_update(read=True, key_share=True)
         )
 
 

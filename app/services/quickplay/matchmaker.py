@@ -26,7 +26,7 @@ from typing import Any
 
 from app.broker.base import Broker
 from app.rules.matchmaking import Match, MatchPolicy, Ticket, TicketStatus, match_tickets
-from app.services.quickplay.announce import announce
+from app.services.quickplay.announce import announce, mark_announced, publish
 from app.services.quickplay.model import (
     NUDGE_CHANNEL,
     UNWATCHED_SECONDS,
@@ -95,7 +95,7 @@ class Matchmaker:
         self.holder = uuid.uuid4().hex
         self.epoch: int | None = None
         self.last_wave: WaveReport | None = None
-        self._renewed_at = 0.0
+        self._lost = False  # the renewal beside a wave found the lease gone
         self._nudged = asyncio.Event()
 
     def nudge(self) -> None:
@@ -112,7 +112,7 @@ class Matchmaker:
                 try:
                     self.epoch = await self._claim()
                     if self.epoch is not None:
-                        self.last_wave = await self.wave(self.epoch)
+                        self.last_wave = await self._renewing(self.epoch)
                 except LeaseLost:
                     self.epoch = None
                 except Exception:  # an outage: the next wave tries again
@@ -136,18 +136,29 @@ class Matchmaker:
         self.epoch = None
 
     async def _claim(self) -> int | None:
-        now = time.time()
         async with self.db.write() as session:
-            epoch = await leases.claim(session, LEASE, self.holder, now, self.timings.lease_seconds)
-        if epoch is not None:
-            self._renewed_at = now
-        return epoch
+            return await leases.claim(
+                session, LEASE, self.holder, time.time(), self.timings.lease_seconds
+            )
 
-    async def _keep(self, epoch: int) -> None:
-        """Renew the lease during a long wave (a third of its time after the last)."""
-        due = time.time() - self._renewed_at > self.timings.lease_seconds / 3
-        if due and await self._claim() != epoch:
-            raise LeaseLost
+    async def _renewing(self, epoch: int) -> WaveReport:
+        """A wave, the lease renewed beside it every third of its time: a wave slower
+        than the lease (a crowded database) keeps it."""
+        self._lost = False
+
+        async def renew() -> None:
+            while True:
+                await asyncio.sleep(self.timings.lease_seconds / 3)
+                if await self._claim() != epoch:
+                    self._lost = True
+                    return
+
+        renewal = asyncio.create_task(renew())
+        try:
+            return await self.wave(epoch)
+        finally:
+            renewal.cancel()
+            await asyncio.gather(renewal, return_exceptions=True)
 
     # ------------------------------------------------------------------ one wave
 
@@ -169,13 +180,20 @@ class Matchmaker:
         matches = match_tickets(tickets, blocks, now, self.policy)
         report.matcher_seconds = time.perf_counter() - started
         names = {s.row.player_id: s.username for s in searching}
-        for first in range(0, len(matches), OPENING_AT_ONCE):
-            await self._keep(epoch)
-            batch = matches[first : first + OPENING_AT_ONCE]
-            opened = await asyncio.gather(*(self._open(m, names, epoch) for m in batch))
-            report.opened += sum(opened)
-            report.refused += len(opened) - sum(opened)
+        published: list[str] = []
+        try:
+            for first in range(0, len(matches), OPENING_AT_ONCE):
+                if self._lost:
+                    raise LeaseLost
+                batch = matches[first : first + OPENING_AT_ONCE]
+                for opened in await asyncio.gather(*(self._open(m, names, epoch) for m in batch)):
+                    report.opened += opened is not None
+                    report.refused += opened is None
+                    published += opened or []
+        finally:  # one write for the wave's matched tickets, whatever stopped it
+            await mark_announced(self.db, published)
         await self._republish(now)
+        log.debug("quick play wave: %s in %.3f s", report, time.time() - now)
         return report
 
     async def _expire(
@@ -205,8 +223,9 @@ class Matchmaker:
         await announce(self.db, self.broker, ended)
         return {t.id for t in ended}
 
-    async def _open(self, match: Match, names: dict[str, str], epoch: int) -> bool:
-        """Write one match (whole or not at all); then announce its table and tickets."""
+    async def _open(self, match: Match, names: dict[str, str], epoch: int) -> list[str] | None:
+        """Write one match (whole or not at all); then announce its table and publish its
+        tickets: the ids of those published (None: not written)."""
         now = time.time()
         table = quick_play_table(match, names, now, self.ledger.clock_scale)
         ids = [t.id for t in match.tickets]
@@ -223,7 +242,7 @@ class Matchmaker:
                 if ended != len(ids):
                     raise _Refused
         except _Refused:
-            return False
+            return None
         await self.ledger.announce(table)
         self.ledger.opened(table)  # its reactions: bots to drive, its clock to arm
         matched = [
@@ -238,8 +257,7 @@ class Matchmaker:
             )
             for t in match.tickets
         ]
-        await announce(self.db, self.broker, matched)
-        return True
+        return [t.id for t in matched] if await publish(self.broker, matched) else []
 
     async def _republish(self, now: float) -> None:
         async with self.db.read() as session:
