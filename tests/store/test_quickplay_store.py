@@ -39,9 +39,7 @@ async def test_a_player_holds_one_searching_ticket_and_a_ticket_ends_once(db: Da
             await tickets.insert_searching(session, "t2", "ann", True, 2.0)
     async with db.write() as session:
         ended = await tickets.end_searching(session, TicketStatus.CANCELLED, 3.0, player_id="ann")
-        again = await tickets.end_searching(
-            session, TicketStatus.EXPIRED, 4.0, ticket_ids=["t1"]
-        )
+        again = await tickets.end_searching(session, TicketStatus.EXPIRED, 4.0, ticket_ids=["t1"])
     assert (ended, again) == (1, 0)
     async with db.write() as session:  # ended: a new search may start
         await tickets.insert_searching(session, "t3", "ann", False, 5.0)
