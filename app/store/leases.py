@@ -15,6 +15,16 @@ from app.store.quickplay import LeaseRow
 _LEASES = LeaseRow.__table__  # type: ignore[attr-defined]
 
 
+async def holder_of(session: AsyncSession, name: str) -> tuple[str, float] | None:
+    """Who holds the lease and until when (None: nobody ever took it)."""
+    row = (
+        await session.exec(
+            select(LeaseRow.holder, LeaseRow.expires_at).where(LeaseRow.name == name)
+        )
+    ).first()
+    return (row[0], row[1]) if row is not None else None
+
+
 async def claim(
     session: AsyncSession, name: str, holder: str, now: float, ttl: float
 ) -> int | None:

@@ -645,6 +645,12 @@ OWN_ONLY = {
     # Public to every signed-in player, except between players who blocked each other.
     "profile": "tests/server/test_career_pages.py (blocked either way: null)",
     "leaderboard": "tests/server/test_career_pages.py (blocked either way: hidden)",
+    # Quick play acts on the caller's own tickets only.
+    "quickPlay": "tests/server/test_quickplay.py (a ticket is its owner's alone)",
+    "quickPlaySearching": "a count, the same for everyone",
+    "startQuickPlay": "starts the caller's own ticket",
+    "cancelQuickPlay": "tests/server/test_quickplay.py (a ticket is its owner's alone)",
+    "quickPlayUpdates": "tests/server/test_quickplay.py (a ticket is its owner's alone)",
 }
 
 

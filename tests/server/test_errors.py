@@ -245,6 +245,10 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "requestRematch": ("mutation($t: ID!) { requestRematch(tableId: $t) { id } }", {"t": TID}),
     "profile": ('{ profile(username: "someone") { memberSince } }', {}),
     "leaderboard": ("{ leaderboard(first: 5) { pageInfo { hasNextPage } } }", {}),
+    "quickPlay": ("{ quickPlay { id } }", {}),
+    "quickPlaySearching": ("{ quickPlaySearching }", {}),
+    "startQuickPlay": ("mutation { startQuickPlay { id } }", {}),
+    "cancelQuickPlay": ("mutation { cancelQuickPlay { id } }", {}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
@@ -255,6 +259,7 @@ WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         "subscription($t: ID!) { presenceUpdates(tableId: $t) { seat } }",
         {"t": TID},
     ),
+    "quickPlayUpdates": ("subscription { quickPlayUpdates { id } }", {}),
 }
 BAD_TOKENS = {
     "no token": None,

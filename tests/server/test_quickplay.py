@@ -73,6 +73,16 @@ async def test_a_new_player_has_no_ticket_and_cancelling_nothing_answers_null(
     assert await cancel(players[0]) is None
 
 
+async def test_a_ticket_is_its_owners_alone(players: list[Social]) -> None:
+    owner, other = players[0], players[1]
+    async with updates(other) as watching:
+        ticket = await start(owner, rated=True)
+        assert await latest(other) is None
+        assert await cancel(other) is None  # nothing of the owner's ends
+        assert await watching.quiet(0.5) == []
+    assert await latest(owner) == ticket
+
+
 async def test_starting_again_while_searching_answers_the_same_ticket_unchanged(
     players: list[Social],
 ) -> None:

@@ -136,6 +136,13 @@ class Matchmaker:
         self.epoch = None
 
     async def _claim(self) -> int | None:
+        """Renew or take the lease: the epoch held, or None. A process that does not hold
+        it only reads, while the holder's lease runs."""
+        if self.epoch is None:
+            async with self.db.read() as session:
+                held = await leases.holder_of(session, LEASE)
+            if held is not None and held[0] != self.holder and held[1] >= time.time():
+                return None
         async with self.db.write() as session:
             return await leases.claim(
                 session, LEASE, self.holder, time.time(), self.timings.lease_seconds
@@ -167,7 +174,7 @@ class Matchmaker:
         now = time.time()
         async with self.db.read() as session:
             searching = await rows.searching(session)
-            blocks = await rows.blocks_among_searching(session)
+            blocks = await rows.blocks_among_searching(session) if searching else []
         report = WaveReport(searching=len(searching))
         expired = await self._expire(searching, now, epoch)
         report.expired = len(expired)
