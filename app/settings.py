@@ -121,6 +121,10 @@ class Settings:
     idle_table_seconds: float = 600.0  # a WAITING table with no connected human closes
     clock_sweep_seconds: float = 1.0  # how often each process looks for overdue deadlines
     turn_clock_scale: float = 1.0  # tests only: a turn lasts turnSeconds x this
+    # Quick play (docs/rules.md): an unrated ticket's wait before bots take the seats
+    # nobody took, and how often the process holding the matchmaking turn runs a wave.
+    quickplay_bot_seconds: float = 15.0
+    quickplay_wave_seconds: float = 1.0
     # The fast path around graphql-core, strawberry, starlette and uvicorn
     # (app/api/fastpath/): off runs every operation on the libraries' own path.
     fastpath: bool = True
@@ -190,6 +194,8 @@ def load_settings() -> Settings:
         idle_table_seconds=_float("SPADES_IDLE_TABLE_SECONDS", base.idle_table_seconds),
         clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
         turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
+        quickplay_bot_seconds=_float("SPADES_QUICKPLAY_BOT_SECONDS", base.quickplay_bot_seconds),
+        quickplay_wave_seconds=_float("SPADES_QUICKPLAY_WAVE_SECONDS", base.quickplay_wave_seconds),
         fastpath=_bool("SPADES_FASTPATH", base.fastpath),
         moderation_watch_seconds=_float(
             "SPADES_MODERATION_WATCH_SECONDS", base.moderation_watch_seconds

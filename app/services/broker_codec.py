@@ -12,6 +12,7 @@ from typing import Any
 
 from app.compact_json import dumps
 from app.rules.levels import DEFAULT_BOT_LEVEL, BotLevel
+from app.rules.matchmaking import TicketStatus
 from app.rules.seats import Seat
 from app.rules.serialize import (
     finished_from_json,
@@ -22,6 +23,7 @@ from app.services.accounts.auth import Player, TokenRevoked
 from app.services.accounts.revocations import Heard, PlayerRevoked
 from app.services.chat.model import ChatMessage, chat_from_data, chat_to_data
 from app.services.live.presence import PresenceMessage
+from app.services.quickplay.model import MatchmakingNudge, QuickPlayTicket, TicketChanged
 from app.services.social.model import FriendRequest, Invitation, Notice, NoticeKind
 from app.services.tables.events import GameEvent, LobbyEvent
 from app.services.tables.live_state import live_data, live_from_data
@@ -45,6 +47,8 @@ Message = (
     | PresenceMessage
     | PlayerRevoked
     | Heard
+    | TicketChanged
+    | MatchmakingNudge
 )
 
 
@@ -75,6 +79,10 @@ def encode(message: Message) -> bytes:
             "k": "presence",
             "p": [message.table_id, message.player_id, message.connected, message.changed_at],
         }
+    elif isinstance(message, TicketChanged):
+        body = {"k": "ticket", "t": _ticket(message.ticket)}
+    elif isinstance(message, MatchmakingNudge):
+        body = {"k": "nudge"}
     else:
         body = {"k": "notice", **_notice(message)}
     return dumps(body).encode()
@@ -120,7 +128,22 @@ def decode(data: bytes | str) -> Message:
     if kind == "presence":
         table_id, player_id, connected, changed_at = body["p"]
         return PresenceMessage(table_id, player_id, connected, changed_at)
+    if kind == "ticket":
+        return TicketChanged(_unticket(body["t"]))
+    if kind == "nudge":
+        return MatchmakingNudge()
     return _unnotice(body)
+
+
+def _ticket(t: QuickPlayTicket) -> list[Any]:
+    return [t.id, t.player_id, t.status.value, t.rated, t.started_at, t.ended_at, t.table_id]
+
+
+def _unticket(data: list[Any]) -> QuickPlayTicket:
+    ticket_id, player_id, status, rated, started_at, ended_at, table_id = data
+    return QuickPlayTicket(
+        ticket_id, player_id, TicketStatus(status), rated, started_at, ended_at, table_id
+    )
 
 
 def _player(p: Player | None) -> list[str] | None:

@@ -36,6 +36,9 @@ from app.services.play.commands import GameService
 from app.services.play.expert_pool import ExpertPool
 from app.services.play.reactions import Reactions
 from app.services.play.rematch import RematchService
+from app.services.quickplay.matchmaker import QuickPlayTimings
+from app.services.quickplay.service import QuickPlayService
+from app.services.quickplay.watchers import MemoryWatchers, RedisWatchers, WatchStore
 from app.services.rate_limits import Limiter, MemoryLimiter, RedisLimiter
 from app.services.social.service import SocialService
 from app.services.tables.ledger import Ledger
@@ -60,6 +63,25 @@ def make_presence_store(settings: Settings) -> PresenceStore:
     if settings.broker_url:
         return RedisPresence(settings.broker_url, settings.presence_ttl_seconds)
     return MemoryPresence()
+
+
+def make_watch_store(settings: Settings) -> WatchStore:
+    """Quick play's watchers counted in Redis when SPADES_BROKER_URL is set, else in memory."""
+    if settings.broker_url:
+        return RedisWatchers(settings.broker_url, settings.presence_ttl_seconds)
+    return MemoryWatchers()
+
+
+def quickplay_timings(settings: Settings) -> QuickPlayTimings:
+    """Quick play's timings: the settings, a lease of three waves (3 s at least) and the
+    presence heartbeat."""
+    wave = settings.quickplay_wave_seconds
+    return QuickPlayTimings(
+        bot_seconds=settings.quickplay_bot_seconds,
+        wave_seconds=wave,
+        lease_seconds=max(3.0, 3 * wave),
+        heartbeat_seconds=settings.presence_heartbeat_seconds,
+    )
 
 
 def make_broker(settings: Settings) -> Broker[Any]:
@@ -147,6 +169,15 @@ class Services:
             self.profiles.cursor_key,
             settings.moderation_watch_seconds,
         )
+        self.quickplay = QuickPlayService(
+            self.db,
+            self.ledger,
+            self.broker,
+            make_watch_store(settings),
+            quickplay_timings(settings),
+        )
+        # A ban ends the player's search for a game (docs/rules.md, Moderation).
+        self.moderation.on_ban.append(self._ban_ends_quick_play)
         self._revocations: asyncio.Task[None] | None = None
         # Called with a token hash whenever a token is revoked in any process.
         self.revocation_handlers: list[Callable[[str], Awaitable[None]]] = []
@@ -162,6 +193,7 @@ class Services:
         self.reactions.resume(open_tables)
         await self.clocks.start()
         await self.presence.start(open_tables)
+        await self.quickplay.start()
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
         if self.outside is not None:
@@ -178,6 +210,7 @@ class Services:
             await asyncio.gather(self._revocations, return_exceptions=True)
         await self.moderation.stop()
         await self.revocations.stop()
+        await self.quickplay.stop()
         await self.presence.stop()
         await self.clocks.stop()
         await self.bots.stop()
@@ -215,6 +248,9 @@ class Services:
         for handler in self.recheck_handlers:
             with contextlib.suppress(Exception):
                 await handler()
+
+    async def _ban_ends_quick_play(self, player_id: str) -> None:
+        await self.quickplay.cancel_searching(player_id)
 
     async def _revoked(self, token_hash: str) -> None:
         self.auth.forget(token_hash)

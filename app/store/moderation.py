@@ -7,6 +7,8 @@ role stay, with who did it and when (`by` null: the operator at the command line
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -115,6 +117,18 @@ async def lock_player(session: AsyncSession, player_id: str) -> PlayerRow | None
 
 def _active_ban() -> tuple[ColumnElement[bool], ...]:
     return (col(SanctionRow.kind) == BAN, col(SanctionRow.lifted_at).is_(None))
+
+
+async def banned_among(session: AsyncSession, player_ids: Collection[str]) -> set[str]:
+    """The players among `player_ids` under a ban in force."""
+    if not player_ids:
+        return set()
+    rows = await session.exec(
+        select(SanctionRow.player_id).where(
+            col(SanctionRow.player_id).in_(list(player_ids)), *_active_ban()
+        )
+    )
+    return set(rows.all())
 
 
 async def active_ban(session: AsyncSession, player_id: str) -> SanctionRow | None:

@@ -24,8 +24,12 @@ Usage (from the repository root):
     .venv/bin/python scripts/loadtest --postgres --tables 50 --saturate   # 1 process, PG+Redis
     .venv/bin/python scripts/loadtest --processes 2 --tables 50 --saturate
 
-Scenarios: moves-250x1, tables-1000, spectators-500, idle-10000, saturate-50, lobby
-(scenarios.py); flags given beside a scenario win over its values. Every run prints the
+Scenarios: moves-250x1, tables-1000, spectators-500, idle-10000, saturate-50, lobby,
+quickplay-400 (scenarios.py); flags given beside a scenario win over its values.
+`quickplay-400` is a different load (quickplay.py): 400 players, each with a
+`quickPlayUpdates` socket, press Play within `--spread` (2) seconds across 2 processes;
+it prints the time to MATCHED, the tables formed, players seated twice and the rating
+spread per table (`--players N` sets the count). Every run prints the
 machine's calibration (`python3 -m timeit "sum(range(10000))"`) and writes its figures
 with `--json OUT`. `--compare COMMIT` builds COMMIT in a temporary git worktree with its
 own venv and runs both builds' servers alternately under the same load (compare.py).
@@ -50,7 +54,8 @@ With `--postgres` the started server uses PostgreSQL + Redis instead: a fresh da
 `spades_loadtest_<hex>` is created (asyncpg, user `postgres`, via database `test` on
 127.0.0.1:5432, trust auth), migrated once with `spades migrate`, and dropped at the end
 (also on errors and Ctrl-C); the servers get SPADES_DATABASE_URL and
-SPADES_BROKER_URL=redis://127.0.0.1:6379/0 besides the settings above. With
+SPADES_BROKER_URL=redis://127.0.0.1:6379/0 (SPADES_LOADTEST_REDIS names another) besides
+the settings above. With
 `--processes N` (N > 1 implies `--postgres`) N such servers run on their own ports and
 player i of table t uses process (4t+i) mod N for both HTTP and its WebSocket, so every
 update crosses Redis. Server RSS and CPU are then summed over the processes, with a

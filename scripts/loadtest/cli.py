@@ -22,6 +22,7 @@ from websockets.exceptions import WebSocketException
 
 from .harness import ApiError, stub_sniffio
 from .measure import calibration_line, calibration_us
+from .quickplay import MATCH_TIMEOUT, report_quickplay, run_quickplay
 from .run import DRAIN_TIMEOUT, MAX_DURATION, report, run
 from .scenarios import SCENARIOS, describe
 from .servers import (
@@ -114,9 +115,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "ran meanwhile (scripts/loadtest/stallprobe.py), in a file named in the report",
     )
     parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="quick play: this many players press Play (each with a quickPlayUpdates socket)",
+    )
+    parser.add_argument(
+        "--spread", type=float, default=2.0, help="quick play: the starts' window in seconds"
+    )
+    parser.add_argument(
         "--processes",
         type=int,
-        default=1,
+        default=None,
         help="server processes sharing one PostgreSQL database and Redis (N > 1 implies "
         "--postgres); the players of a table are spread over them round-robin",
     )
@@ -163,6 +173,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--spectators must be in [0, 5000], --rounds >= 1, --scale > 0")
     if args.setup_concurrency < 1:
         parser.error("--setup-concurrency must be at least 1")
+    if not 0 <= args.players <= 20_000 or not 0 <= args.spread <= 600:
+        parser.error("--players must be in [0, 20000], --spread in [0, 600]")
     if not 1 <= args.processes <= MAX_PROCESSES:
         parser.error(f"--processes must be between 1 and {MAX_PROCESSES}")
     if args.processes > 1:
@@ -179,6 +191,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def apply_scenario(args: argparse.Namespace) -> None:
     """Fill the flags not given from the named scenario (or the plain defaults)."""
     scenario = SCENARIOS.get(args.scenario) if args.scenario else None
+    if args.processes is None:
+        args.processes = scenario.processes if scenario is not None else 1
+    if args.players is None:
+        args.players = round(scenario.players * args.scale) if scenario is not None else 0
     if scenario is None:
         args.tables = 250 if args.tables is None else args.tables
         args.rate = 1.0 if args.rate is None else args.rate
@@ -290,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
             urls = [args.url]
             pids = [args.server_pid] if args.server_pid is not None else []
             backend = "running server (--url)"
+        if args.players:
+            return quick_play(args, urls, pids, backend, database, servers, calibration)
         deadline = SETUP_BUDGET + args.tables * (0.5 + 0.05 * args.spectators) + args.warmup
         deadline += args.duration + DRAIN_TIMEOUT
         result, loop_name = run_loop(
@@ -336,6 +354,35 @@ def main(argv: list[str] | None = None) -> int:
         stop_servers(servers)
         if database is not None:
             database.drop()
+
+
+def quick_play(
+    args: argparse.Namespace,
+    urls: list[str],
+    pids: list[int],
+    backend: str,
+    database: PostgresDatabase | None,
+    servers: list[ServerProcess],
+    calibration: float,
+) -> int:
+    """The quick-play load (quickplay.py): run it, print and write its figures."""
+    if database is not None:
+        database_url = database.url
+    elif servers:
+        database_url = servers[0].database_url
+    else:
+        raise RuntimeError("quick play needs a server it started (to rate its players)")
+    deadline = SETUP_BUDGET + args.players * 0.5 + MATCH_TIMEOUT
+    result, _loop = run_loop(
+        asyncio.wait_for(run_quickplay(args, urls, pids, backend, database_url), deadline),
+        not args.no_uvloop,
+    )
+    result["calibration_us"] = calibration
+    result["calibration_us_after"] = calibration_us()
+    print(report_quickplay(result, calibration))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    return 0
 
 
 if __name__ == "__main__":

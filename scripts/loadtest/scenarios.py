@@ -20,6 +20,8 @@ class Scenario:
     spectators: int = 0  # per table
     lobby: bool = False
     duration: float = 30.0
+    processes: int = 1  # server processes (more than one: PostgreSQL + Redis)
+    players: int = 0  # quick play: players pressing Play (instead of tables moving)
 
 
 SCENARIOS = {
@@ -53,6 +55,13 @@ SCENARIOS = {
             tables=100,
             rate=0.5,
             lobby=True,
+        ),
+        Scenario(
+            "quickplay-400",
+            "400 players press Play within 2 s across 2 processes (PostgreSQL + Redis)",
+            tables=100,
+            processes=2,
+            players=400,
         ),
     )
 }

@@ -30,8 +30,11 @@ PG_PORT = 5432
 PG_USER = "postgres"
 PG_MAINTENANCE_DB = "test"  # where CREATE/DROP DATABASE run
 PG_TIMEOUT = 30.0
-# The Redis of the test suite (SPADES_TEST_REDIS), so that runs can be kept apart.
-REDIS_URL = os.environ.get("SPADES_TEST_REDIS", "redis://127.0.0.1:6379/0")
+# Another Redis (several suites or runs at once on one machine): SPADES_LOADTEST_REDIS,
+# else the test suite's (SPADES_TEST_REDIS).
+REDIS_URL = os.environ.get(
+    "SPADES_LOADTEST_REDIS", os.environ.get("SPADES_TEST_REDIS", "redis://127.0.0.1:6379/0")
+)
 
 
 @dataclass(frozen=True)

@@ -139,3 +139,28 @@ def test_the_profiles_benchmark_measures_pages_and_game_ends_on_postgres() -> No
     for line in ("leaderboard, first page", "profile + its first games page", "rated"):
         assert line in done.stdout
     assert "extra cost of a game's end" in done.stdout
+
+
+def test_the_quick_play_load_seats_every_player_once_on_sqlite(tmp_path: Path) -> None:
+    out = tmp_path / "result.json"
+    done = run_script(
+        "loadtest", "--players", "8", "--processes", "1", "--quiet", "--json", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(out.read_text())
+    assert result["matched"] == 8 and result["tables"] >= 2
+    assert result["seated_twice"] == 0 and result["errors"] == {}
+    assert result["time_to_matched_ms"]["p50"] > 0
+    assert "time to MATCHED" in done.stdout and "calibration" in done.stdout
+
+
+def test_the_quick_play_scenario_is_400_players_on_two_processes() -> None:
+    args = cli.parse_args(["quickplay-400"])
+    assert (args.players, args.processes, args.postgres, args.spread) == (400, 2, True, 2.0)
+    assert cli.parse_args(["quickplay-400", "--players", "40"]).players == 40
+
+
+def test_the_matcher_benchmark_times_a_wave() -> None:
+    done = run_script("bench_matcher.py", "--tickets", "200", "--repeat", "1")
+    assert done.returncode == 0, done.stderr
+    assert "calibration" in done.stdout and "burst" in done.stdout and "steady" in done.stdout

@@ -706,6 +706,12 @@ OWN_ONLY = {
     "myRole": "the caller's own role",
     "myMute": "the caller's own mute",
     "reportPlayer": "tests/moderation/test_reports.py (only a message the reporter could read)",
+    # Quick play acts on the caller's own tickets only.
+    "quickPlay": "tests/server/test_quickplay.py (a ticket is its owner's alone)",
+    "quickPlaySearching": "a count, the same for everyone",
+    "startQuickPlay": "starts the caller's own ticket",
+    "cancelQuickPlay": "tests/server/test_quickplay.py (a ticket is its owner's alone)",
+    "quickPlayUpdates": "tests/server/test_quickplay.py (a ticket is its owner's alone)",
 }
 
 

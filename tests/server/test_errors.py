@@ -264,6 +264,10 @@ HTTP_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "banPlayer": ('mutation($p: ID!) { banPlayer(playerId: $p, reason: "x") { id } }', {"p": TID}),
     "liftSanction": ("mutation($s: ID!) { liftSanction(sanctionId: $s) { id } }", {"s": TID}),
     "hideChatMessage": ("mutation($m: ID!) { hideChatMessage(messageId: $m) }", {"m": TID}),
+    "quickPlay": ("{ quickPlay { id } }", {}),
+    "quickPlaySearching": ("{ quickPlaySearching }", {}),
+    "startQuickPlay": ("mutation { startQuickPlay { id } }", {}),
+    "cancelQuickPlay": ("mutation { cancelQuickPlay { id } }", {}),
 }
 WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
     "gameUpdates": (GAME_UPDATES, {"t": TID}),
@@ -274,6 +278,7 @@ WS_OPERATIONS: dict[str, tuple[str, dict[str, Any]]] = {
         "subscription($t: ID!) { presenceUpdates(tableId: $t) { seat } }",
         {"t": TID},
     ),
+    "quickPlayUpdates": ("subscription { quickPlayUpdates { id } }", {}),
 }
 BAD_TOKENS = {
     "no token": None,

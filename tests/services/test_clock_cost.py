@@ -72,6 +72,8 @@ async def test_timed_tables_cost_no_task_and_no_query_per_table(tmp_path: Path) 
         argon2_memory_kib=1024,
         rate_limits=False,
         log_level="warning",
+        # Quick play's waves (a few statements a second) are not what this measures.
+        quickplay_wave_seconds=3600.0,
     )
     services = Services(settings)
     await services.start()

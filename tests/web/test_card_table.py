@@ -391,7 +391,7 @@ def test_play_against_bots_takes_one_click_and_sign_up_tells_its_rules_first(
     context.close()
 
     player = pages.sign_up(browser, table_server, "solo", **DESKTOP)
-    quick = player.page.locator(".quick-play")
+    quick = player.page.locator(".play-bots")
     assert quick.get_by_label("Bot level").input_value() == "STANDARD"
     quick.get_by_role("button", name="Play against bots").click()
     player.game().wait_for()

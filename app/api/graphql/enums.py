@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import strawberry
 
+from app.rules.matchmaking import TicketStatus
 from app.services.social import model as social
 from app.services.tables import events
 from app.services.tables import snapshot as model
@@ -16,8 +17,10 @@ strawberry.enum(events.GameEvent, name="GameEvent", description="what changed at
 strawberry.enum(events.LobbyEvent, name="LobbyEvent", description="what changed in the lobby")
 strawberry.enum(social.NotificationEvent, name="NotificationEvent")
 strawberry.enum(model.TableStatus, name="TableStatus", description="CLOSED: closed unfinished")
+strawberry.enum(TicketStatus, name="QuickPlayStatus", description="a quick-play ticket's state")
 
 GameEvent = events.GameEvent
 LobbyEvent = events.LobbyEvent
 NotificationEvent = social.NotificationEvent
 TableStatus = model.TableStatus
+QuickPlayStatus = TicketStatus

@@ -21,6 +21,11 @@ from app.api.graphql.resolvers.live import LiveMutation, LiveQuery, LiveSubscrip
 from app.api.graphql.resolvers.lobby import LobbyMutation, LobbyQuery, LobbySubscription
 from app.api.graphql.resolvers.moderation import ModerationMutation, ModerationQuery
 from app.api.graphql.resolvers.profiles import ProfileQuery
+from app.api.graphql.resolvers.quickplay import (
+    QuickPlayMutation,
+    QuickPlayQuery,
+    QuickPlaySubscription,
+)
 from app.api.graphql.resolvers.rematch import RematchMutation
 from app.api.graphql.resolvers.social import SocialMutation, SocialQuery, SocialSubscription
 from app.api.transport.codes import tag_request_error
@@ -39,6 +44,7 @@ Query = merge_types(
         ProfileQuery,
         LiveQuery,
         ModerationQuery,
+        QuickPlayQuery,
     ),
 )
 Mutation = merge_types(
@@ -52,11 +58,19 @@ Mutation = merge_types(
         RematchMutation,
         LiveMutation,
         ModerationMutation,
+        QuickPlayMutation,
     ),
 )
 Subscription = merge_types(
     "Subscription",
-    (GameSubscription, LobbySubscription, SocialSubscription, ChatSubscription, LiveSubscription),
+    (
+        GameSubscription,
+        LobbySubscription,
+        SocialSubscription,
+        ChatSubscription,
+        LiveSubscription,
+        QuickPlaySubscription,
+    ),
 )
 
 

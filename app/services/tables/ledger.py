@@ -37,7 +37,7 @@ from app.services.tables.snapshot import (
     TableStatus,
     Visibility,
 )
-from app.store import career
+from app.store import career, seat_guard
 from app.store import table_rows as repo
 from app.store.career import GameEnd
 from app.store.db import Database
@@ -230,6 +230,10 @@ class Ledger:
             # The ratings a game end changes are locked before its table row (the order
             # of every game end's locks, see `career.lock_skills`).
             skills = await career.lock_skills(session, finish.rated_players) if finish else {}
+            # A human taking a seat is ordered with quick play's matches (seat_guard).
+            await seat_guard.hold_for_seating(
+                session, [p for p in seat_changes.values() if p is not None]
+            )
             if not await repo.compare_and_set(session, after.id, before.version, values):
                 return False
             if seat_changes:
@@ -373,6 +377,9 @@ def _finishes(before: TableSnapshot, after: TableSnapshot) -> bool:
 
 async def insert_table(session: AsyncSession, snapshot: TableSnapshot) -> None:
     """Insert a new table's row and its occupied seats (inside the caller's transaction)."""
+    await seat_guard.hold_for_seating(
+        session, [o.player_id for o in snapshot.occupants if o is not None]
+    )
     session.add(
         TableRow(
             id=snapshot.id,

@@ -3,6 +3,7 @@ import type { PlayerFieldsFragment } from "../../graphql/generated";
 import { useLobby } from "../../live/lobby";
 import { CreateTable } from "./CreateTable";
 import { Invitations } from "./Invitations";
+import { PlayBots } from "./PlayBots";
 import { QuickPlay } from "./QuickPlay";
 import { TableCard } from "./TableCard";
 
@@ -14,7 +15,8 @@ export function Lobby({ me }: { me: PlayerFieldsFragment }) {
   return (
     <div class="lobby" data-ready={ready ? "lobby" : undefined}>
       <h1 class="sr-only">Lobby</h1>
-      <QuickPlay me={me} />
+      <QuickPlay />
+      <PlayBots me={me} />
       <div class="lobby-side">
         <CreateTable />
         <Invitations />
