@@ -120,6 +120,11 @@ class Settings:
     # The fast path around graphql-core, strawberry, starlette and uvicorn
     # (app/api/fastpath/): off runs every operation on the libraries' own path.
     fastpath: bool = True
+    # Graceful shutdown (SIGTERM, SIGINT): /readyz answers 503 at once, new connections are
+    # still accepted this long (a load balancer takes the process out meanwhile), then
+    # refused; the process is gone within `shutdown_seconds` of the signal.
+    drain_seconds: float = 5.0
+    shutdown_seconds: float = 30.0
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -183,4 +188,6 @@ def load_settings() -> Settings:
         clock_sweep_seconds=_float("SPADES_CLOCK_SWEEP_SECONDS", base.clock_sweep_seconds),
         turn_clock_scale=_float("SPADES_TURN_CLOCK_SCALE", base.turn_clock_scale),
         fastpath=_bool("SPADES_FASTPATH", base.fastpath),
+        drain_seconds=_float("SPADES_DRAIN_SECONDS", base.drain_seconds),
+        shutdown_seconds=_float("SPADES_SHUTDOWN_SECONDS", base.shutdown_seconds),
     )

@@ -139,6 +139,19 @@ class Services:
         revocations = await self.broker.subscribe(REVOCATIONS_CHANNEL)
         self._revocations = asyncio.create_task(self._hear_revocations(revocations))
 
+    async def settle(self, timeout: float) -> None:
+        """Before `stop`, at the end of a drain: start no new work of this process's own
+        (bot turns, turn clocks) and give what is under way up to `timeout` seconds to
+        finish, so that nothing is cut between its commit and its publication; with
+        shared presence, the sockets just closed get their grace period to come back
+        elsewhere. What is left is taken up by the clock sweep of another process (or of
+        this one when it starts again)."""
+        await asyncio.gather(
+            self.bots.settle(timeout),
+            self.clocks.settle(timeout),
+            self.presence.settle(timeout),
+        )
+
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
         if self._revocations is not None:

@@ -42,6 +42,8 @@ T = TypeVar("T")
 def _scratch(name: str) -> str:
     """A path for a probe's output in the system's temporary directory."""
     return str(Path(tempfile.gettempdir()) / name)
+
+
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 MAX_PROCESSES = 16
 SETUP_BUDGET = 300.0  # plus 0.5 s per table: the hard deadline of the whole run
