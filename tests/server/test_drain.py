@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.support.drain import (
     SERVICE_RESTART,
@@ -95,6 +96,7 @@ async def not_ready_within(server: LiveServer, seconds: float) -> dict[str, Any]
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.slow
 async def test_a_stopped_server_drains_finishes_what_it_accepted_and_exits_0_in_time(
     tmp_path: Path,
 ) -> None:
