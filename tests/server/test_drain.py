@@ -2,7 +2,7 @@
 connections are still accepted for SPADES_DRAIN_SECONDS and refused after, every request
 it accepted finishes, every WebSocket (either protocol) is closed with 1012, and the
 process exits 0 within SPADES_SHUTDOWN_SECONDS, even when a client never finishes its
-request."""
+request, leaving no process behind (its EXPERT bots' pool)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from tests.support.drain import (
     refused_after,
     subscribed_socket,
 )
+from tests.support.processes import all_gone, wait_for, warm_expert_pool
 from tests.support.scenarios import (
     GAME_UPDATES,
     PLACE_BID,
@@ -115,6 +116,7 @@ async def test_a_stopped_server_drains_finishes_what_it_accepted_and_exits_0_in_
         mover = table.players[view["turn"]]
         if (await mover.game(table.table_id))["handWithheld"]:
             view = await mover.reveal(table.table_id)
+        workers = await warm_expert_pool(server)
         assert await readiness(server) == (200, {"status": "ready"})
 
         # A bid whose request is under way when the signal comes (half its body has
@@ -174,6 +176,7 @@ async def test_a_stopped_server_drains_finishes_what_it_accepted_and_exits_0_in_
         # to a second more for the process itself to end after its last deadline).
         assert server.exit_code(timeout=SHUTDOWN_SECONDS + 10) == 0
         assert time.monotonic() - signalled < SHUTDOWN_SECONDS + 1.0
+        wait_for(all_gone(workers), 5, f"the EXPERT pool's workers {workers} to end")
     finally:
         if stuck is not None:
             await stuck.abandon()

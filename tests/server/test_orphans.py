@@ -1,140 +1,78 @@
-"""Processes a server starts never outlive it: the workers of the EXPERT bots' pool end
-when the server stops, and die with it when it is killed (SIGKILL, as the OOM killer
-does), and so do the workers of `spades serve --workers N` when their supervisor is
-killed."""
+"""Processes a server starts never outlive it: the workers of the EXPERT bots' pool die
+with their server when it is killed (SIGKILL, as the OOM killer does); a normal stop
+ends them too (test_drain.py). The mechanism (app/processes.py) is the same for the
+workers of `spades serve --workers N`."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.support.client import Api
-from tests.support.server import ROOT, TEST_ENV, LiveServer, free_port
+from tests.support.processes import all_gone, wait_for, warm_expert_pool
+from tests.support.server import ROOT, LiveServer
 
-# Each EXPERT decision thinks this long: a worker is busy when its server goes.
+# Each EXPERT decision thinks this long: the worker is busy when its server dies.
 EXPERT_ENV = {"SPADES_EXPERT_MS": "3000", "SPADES_BOT_WORKERS": "1"}
 
-
-def descendants(pid: int) -> set[int]:
-    """Every process below `pid` (its children, theirs, ...), from /proc."""
-    found: set[int] = set()
-    pending = [pid]
-    while pending:
-        parent = pending.pop()
-        for task in Path(f"/proc/{parent}/task").glob("*"):
-            try:
-                children = (task / "children").read_text().split()
-            except OSError:
-                continue
-            for child in map(int, children):
-                if child not in found:
-                    found.add(child)
-                    pending.append(child)
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether the process exists and has not ended (a zombie has ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_for(condition: object, seconds: float, what: str) -> float:
-    """Poll `condition` (a callable) until true; the seconds it took."""
-    assert callable(condition)
-    started = time.monotonic()
-    while not condition():
-        assert time.monotonic() - started < seconds, f"timed out waiting for {what}"
-        time.sleep(0.05)
-    return time.monotonic() - started
-
-
-async def warm_expert_pool(server: LiveServer) -> set[int]:
-    """A table of one human and three EXPERT bots, whose first bidder (EAST) thinks in the
-    pool; the server's processes once its worker runs."""
-    host = await Api(server).sign_up()
-    table = await host.create_table(name="experts")
-    for seat in ("EAST", "SOUTH", "WEST"):
-        await host.call(
-            "mutation($t: ID!, $s: Seat!) { addBot(tableId: $t, seat: $s, level: EXPERT) { id } }",
-            t=table["id"],
-            s=seat,
-        )
-    assert server.process is not None
-    pid = server.process.pid
-    wait_for(lambda: descendants(pid), 60, "the EXPERT pool's worker")
-    time.sleep(0.5)  # the worker takes its first decision
-    return descendants(pid)
+# A parent that starts a child asking to die with it (from its main thread, or from
+# another thread), prints the child's pid, and waits.
+CHILD = (
+    "import sys, time\n"
+    "from app.processes import die_with_parent\n"
+    "die_with_parent(int(sys.argv[1]), sys.argv[2] == 'main')\n"
+    "print('asked', flush=True)\n"
+    "time.sleep(120)\n"
+)
+PARENT = (
+    "import os, subprocess, sys, threading, time\n"
+    "def start():\n"
+    "    me = str(os.getpid())\n"
+    "    child = subprocess.Popen([sys.executable, '-c', sys.argv[1], me, sys.argv[2]])\n"
+    "    print(child.pid, flush=True)\n"
+    "if sys.argv[2] == 'main':\n"
+    "    start()\n"
+    "else:\n"
+    "    worker = threading.Thread(target=start)\n"
+    "    worker.start()\n"
+    "    worker.join()\n"
+    "time.sleep(120)\n"
+)
 
 
 @pytest.mark.slow
-async def test_the_bot_pool_ends_with_its_server_whether_stopped_or_killed(
-    tmp_path: Path,
-) -> None:
+async def test_the_bot_pools_workers_die_with_a_killed_server(tmp_path: Path) -> None:
     server = LiveServer(tmp_path / "spades.db", env=EXPERT_ENV)
     server.start()
     try:
         workers = await warm_expert_pool(server)
-        server.signal(signal.SIGTERM)
-        assert server.exit_code(timeout=30) == 0
-        wait_for(lambda: not any(map(running, workers)), 5, f"workers {workers} to end")
-
-        # Started again, the bots resume in a new pool; the server is killed outright.
-        server.start()
-        assert server.process is not None
-        pid = server.process.pid
-        wait_for(lambda: descendants(pid), 60, "the EXPERT pool's worker")
-        workers = descendants(pid)
         server.signal(signal.SIGKILL)
         server.exit_code(timeout=10)
-        wait_for(lambda: not any(map(running, workers)), 5, f"workers {workers} to die")
+        wait_for(all_gone(workers), 5, f"workers {workers} to die")
     finally:
         server.stop()
 
 
-@pytest.mark.slow
-def test_the_workers_of_a_killed_supervisor_die_with_it(tmp_path: Path) -> None:
-    port = free_port()
-    command = [
-        sys.executable,
-        "-c",
-        "from app.cli import main; main()",
-        "serve",
-        "--port",
-        str(port),
-        "--workers",
-        "2",
-        "--database-url",
-        f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}",
-    ]
-    env = {**os.environ, **TEST_ENV}
-    with open(tmp_path / "serve.log", "wb") as log:
-        supervisor = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+@pytest.mark.parametrize("started_from", ["main", "thread"])
+def test_a_child_that_asked_dies_with_its_killed_parent(started_from: str) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, CHILD, started_from],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
-
-        def serving() -> bool:
-            try:
-                return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait_for(serving, 90, "the workers to serve")
-        workers = descendants(supervisor.pid)
-        assert len(workers) >= 2
-        supervisor.kill()
-        supervisor.wait(timeout=10)
-        wait_for(lambda: not any(map(running, workers)), 5, f"workers {workers} to die")
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert parent.stdout.readline().strip() == "asked"
+        parent.kill()
+        parent.wait(timeout=10)
+        # From a thread, the kernel's signal would follow that thread: the watch ends it.
+        wait_for(all_gone({child}), 5, f"child {child} to die")
     finally:
-        if supervisor.poll() is None:
-            supervisor.kill()
-            supervisor.wait()
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
