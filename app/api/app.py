@@ -170,8 +170,12 @@ def create_app(
             sweeper.cancel()
             await asyncio.gather(sweeper, return_exceptions=True)
             # Requests and sockets are done: let the work under way (bot moves, turn
-            # clocks, presence) finish within the shutdown's budget, then stop.
-            await services.settle(lifecycle.remaining(STOP_RESERVE_SECONDS))
+            # clocks, presence) finish within the shutdown's budget, then stop. A stop
+            # with no drain window (SPADES_DRAIN_SECONDS=0) hands nobody over.
+            await services.settle(
+                lifecycle.remaining(STOP_RESERVE_SECONDS),
+                hand_over=lifecycle.timings.drain_seconds > 0,
+            )
             await services.stop()
 
     http_middleware = [

@@ -156,6 +156,7 @@ class Feed:
     repeats: int = 0
     closes: list[int | None] = field(default_factory=list)
     reconnects: list[float] = field(default_factory=list)  # seconds, close to ack
+    errors: dict[str, int] = field(default_factory=dict)  # subscriptions refused, by code
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def run(self) -> None:
@@ -186,7 +187,9 @@ class Feed:
                         message = json.loads(raw)
                         if message.get("type") == "ping":
                             await ws.send(json.dumps({"type": "pong"}))
-                        self._message(message)
+                        if not self._message(message):
+                            break
+                await asyncio.sleep(0.2)  # refused (counted): subscribe again, untimed
             except ConnectionClosed as closed:
                 self.closes.append(closed.rcvd.code if closed.rcvd is not None else None)
                 closed_at = closed_at or time.monotonic()
@@ -195,17 +198,22 @@ class Feed:
                 self.balancer.ready[server.port] = False
                 await asyncio.sleep(0.05)
 
-    def _message(self, message: dict[str, Any]) -> None:
+    def _message(self, message: dict[str, Any]) -> bool:
+        """Take one message; False when the subscription ended with an error (it is
+        counted, and the follower subscribes again)."""
         if message.get("type") == "error":
-            raise AssertionError(f"subscription refused: {message}")
+            first = (message.get("payload") or [{}])[0]
+            code = str((first.get("extensions") or {}).get("code") or first.get("message"))
+            self.errors[code] = self.errors.get(code, 0) + 1
+            return False
         if message.get("type") != "next":
-            return
+            return True
         update = message["payload"]["data"]["gameUpdates"]
         version = int(update["view"]["version"])
         if self.last is not None:
             if version <= self.last:
                 self.repeats += 1
-                return
+                return True
             if version != self.last + 1:
                 self.gaps += 1
         self.last = version
@@ -213,6 +221,7 @@ class Feed:
         self.received += 1
         self.changed_at = time.monotonic()
         self.changed.set()
+        return True
 
     async def next_change(self, timeout: float) -> None:
         """Wait for the next update (or `timeout` seconds)."""
@@ -248,7 +257,13 @@ class Table:
     tokens: dict[str, str]
     feeds: list[Feed]
     acks: list[Ack] = field(default_factory=list)
-    refused: int = 0  # moves answered with an error (the table had moved on)
+    errors: dict[str, int] = field(default_factory=dict)  # answers with an error, by code
+
+    def failed(self, answer: dict[str, Any]) -> None:
+        """Count an answer with an error, by its code."""
+        first = (answer.get("errors") or [{}])[0]
+        code = str((first.get("extensions") or {}).get("code") or first.get("message"))
+        self.errors[code] = self.errors.get(code, 0) + 1
 
     @property
     def eye(self) -> Feed:
@@ -281,7 +296,12 @@ async def drive(table: Table, balancer: Balancer, pace: float, stop: asyncio.Eve
         if stop.is_set():
             return
         token = table.tokens[seat]
-        own = (await balancer.post(token, OWN_VIEW, t=table.table_id))["data"]["game"]
+        read = await balancer.post(token, OWN_VIEW, t=table.table_id)
+        own = (read.get("data") or {}).get("game")
+        if own is None:
+            table.failed(read)
+            await asyncio.sleep(0.2)
+            continue
         if own["turn"] != seat or own["version"] < view["version"]:
             await eye.next_change(1.0)
             continue
@@ -295,7 +315,7 @@ async def drive(table: Table, balancer: Balancer, pace: float, stop: asyncio.Eve
             token, mutation, t=table.table_id, v=own["version"], **variables
         )
         if answer.get("errors"):
-            table.refused += 1
+            table.failed(answer)
             await eye.next_change(1.0)
             continue
         version = int(answer["data"][name]["version"])
@@ -306,7 +326,9 @@ async def drive(table: Table, balancer: Balancer, pace: float, stop: asyncio.Eve
 async def sign_up(balancer: Balancer) -> tuple[str, str]:
     """A new player's token and id."""
     name = f"roll{time.monotonic_ns() % 10**8}x{next(_names)}"[:20]
-    data = (await balancer.post(None, SIGN_UP, u=name, p="password123"))["data"]["signUp"]
+    answer = await balancer.post(None, SIGN_UP, u=name, p="password123")
+    assert not answer.get("errors"), answer
+    data = answer["data"]["signUp"]
     return str(data["token"]), str(data["player"]["id"])
 
 
@@ -319,6 +341,7 @@ async def open_table(balancer: Balancer, spectators: int, turn_seconds: int = 30
         "mutation($i: CreateTableInput!) { createTable(input: $i) { id } }",
         i={"name": "rolling", "turnSeconds": turn_seconds},
     )
+    assert not created.get("errors"), created
     table_id = str(created["data"]["createTable"]["id"])
     joined = await balancer.post(
         south, "mutation($t: ID!) { joinTable(tableId: $t, seat: SOUTH) { id } }", t=table_id
@@ -376,7 +399,7 @@ class Audit:
     applied: int = 0
     lost: int = 0
     doubled: int = 0
-    refused: int = 0
+    errors: dict[str, int] = field(default_factory=dict)  # answers with an error, by code
     gaps: int = 0
     repeats: int = 0
     behind: int = 0  # followers that never received their table's last version
@@ -405,7 +428,7 @@ class Audit:
             f"moves applied:      {self.applied}",
             f"moves lost:         {self.lost}",
             f"moves doubled:      {self.doubled}",
-            f"moves refused (table had moved on): {self.refused}",
+            f"answers with an error: {dict(sorted(self.errors.items())) or 'none'}",
             f"gaps seen:          {self.gaps} (repeats {self.repeats}, followers behind "
             f"{self.behind})",
             f"tables stalled on a bot: {self.stalled}",
@@ -431,6 +454,7 @@ async def audit(database_url: str, tables: Sequence[Table], stalled: int) -> Aud
     """Compare every table's acknowledged moves with its move log, and check that every
     follower received the table's last version without a gap."""
     result = Audit(stalled=stalled)
+    versions: dict[str, int] = {}
     connection = await asyncpg.connect(plain_url(database_url))
     try:
         for table in tables:
@@ -446,14 +470,19 @@ async def audit(database_url: str, tables: Sequence[Table], stalled: int) -> Aud
             _audit_table(
                 result, table, [(r["seq"], r["changes"], json.loads(r["move"])) for r in rows]
             )
-            for feed in table.feeds:
-                if not await feed.until(version, 10.0):
-                    result.behind += 1
+            versions[table.table_id] = version
     finally:
         await connection.close()
+    caught_up = await asyncio.gather(
+        *(feed.until(versions[t.table_id], 10.0) for t in tables for feed in t.feeds)
+    )
+    result.behind = caught_up.count(False)
     for table in tables:
-        result.refused += table.refused
+        for code, count in table.errors.items():
+            result.errors[code] = result.errors.get(code, 0) + count
         for feed in table.feeds:
+            for code, count in feed.errors.items():
+                result.errors[code] = result.errors.get(code, 0) + count
             result.gaps += feed.gaps
             result.repeats += feed.repeats
             result.reconnects.extend(feed.reconnects)
