@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import sys
 import tempfile
@@ -57,6 +58,7 @@ from tests.scale.rolling import (  # noqa: E402
     audit,
     drive,
     open_table,
+    percentiles,
     restart_each,
     settle,
 )
@@ -170,10 +172,13 @@ def main(argv: list[str] | None = None) -> int:
             for server in servers:
                 server.stop()
         outages = outage_reasons(servers)
-    for restart in restarts:
+    for number, restart in enumerate(restarts):
+        until = restarts[number + 1].signalled_at if number + 1 < len(restarts) else math.inf
+        mine = [s for at, s in result.reconnected if restart.signalled_at <= at < until]
         print(
             f"restart of :{restart.port}: exit {restart.exit_code} after "
-            f"{restart.drained_seconds:.1f} s, ready again after {restart.back_seconds:.1f} s"
+            f"{restart.drained_seconds:.1f} s, ready again after {restart.back_seconds:.1f} s; "
+            f"{len(mine)} spectators reconnected elsewhere ({percentiles(mine)})"
         )
     print(f"table changes/s during the restarts: {rate:.1f}")
     print("\n".join(result.lines()))

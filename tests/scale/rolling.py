@@ -155,7 +155,8 @@ class Feed:
     gaps: int = 0
     repeats: int = 0
     closes: list[int | None] = field(default_factory=list)
-    reconnects: list[float] = field(default_factory=list)  # seconds, close to ack
+    # (when the socket closed, seconds until the new one's connection_ack), monotonic
+    reconnected: list[tuple[float, float]] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)  # subscriptions refused, by code
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -176,7 +177,7 @@ class Feed:
                     ack = json.loads(await asyncio.wait_for(ws.recv(), 10))
                     assert ack["type"] == "connection_ack", ack
                     if closed_at is not None:
-                        self.reconnects.append(time.monotonic() - closed_at)
+                        self.reconnected.append((closed_at, time.monotonic() - closed_at))
                         closed_at = None
                     payload = {
                         "query": GAME_UPDATES,
@@ -368,6 +369,7 @@ class Restart:
     """One process drained and started again."""
 
     port: int
+    signalled_at: float  # monotonic
     exit_code: int
     drained_seconds: float  # from SIGTERM to the process's exit
     back_seconds: float  # from SIGTERM to ready again
@@ -386,7 +388,8 @@ async def restart_each(
         drained = time.monotonic() - signalled
         await asyncio.to_thread(server.start)
         await balancer.until_ready(server)
-        restarts.append(Restart(server.port, code, drained, time.monotonic() - signalled))
+        back = time.monotonic() - signalled
+        restarts.append(Restart(server.port, signalled, code, drained, back))
         await asyncio.sleep(pause)
     return restarts
 
@@ -404,25 +407,17 @@ class Audit:
     repeats: int = 0
     behind: int = 0  # followers that never received their table's last version
     stalled: int = 0  # tables left with a bot to move
-    reconnects: list[float] = field(default_factory=list)
+    reconnected: list[tuple[float, float]] = field(default_factory=list)
     close_codes: dict[int | None, int] = field(default_factory=dict)
 
-    def percentile(self, share: float) -> float | None:
-        """A percentile of the reconnection times (seconds), None without any."""
-        if not self.reconnects:
-            return None
-        if len(self.reconnects) == 1:
-            return self.reconnects[0]
-        return statistics.quantiles(self.reconnects, n=100, method="inclusive")[int(share) - 1]
+    @property
+    def reconnects(self) -> list[float]:
+        """Every reconnection's time, close to connection_ack (seconds)."""
+        return [seconds for _, seconds in self.reconnected]
 
     def lines(self) -> list[str]:
         """The figures, one per line."""
-        p50, p95 = self.percentile(50), self.percentile(95)
-        timing = (
-            f"p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
-            if p50 is not None and p95 is not None
-            else "none"
-        )
+        timing = percentiles(self.reconnects)
         return [
             f"moves acknowledged: {self.acknowledged}",
             f"moves applied:      {self.applied}",
@@ -432,9 +427,19 @@ class Audit:
             f"gaps seen:          {self.gaps} (repeats {self.repeats}, followers behind "
             f"{self.behind})",
             f"tables stalled on a bot: {self.stalled}",
-            f"reconnections:      {len(self.reconnects)} ({timing}); close codes "
+            f"reconnections:      {len(self.reconnected)} ({timing}); close codes "
             f"{dict(sorted(self.close_codes.items(), key=str))}",
         ]
+
+
+def percentiles(seconds: Sequence[float]) -> str:
+    """p50 and p95 of some durations, in milliseconds ("none" without any)."""
+    if not seconds:
+        return "none"
+    if len(seconds) == 1:
+        return f"one: {seconds[0] * 1000:.0f} ms"
+    cuts = statistics.quantiles(seconds, n=100, method="inclusive")
+    return f"p50 {cuts[49] * 1000:.0f} ms, p95 {cuts[94] * 1000:.0f} ms"
 
 
 async def settle(tables: Sequence[Table], timeout: float) -> int:
@@ -485,7 +490,7 @@ async def audit(database_url: str, tables: Sequence[Table], stalled: int) -> Aud
                 result.errors[code] = result.errors.get(code, 0) + count
             result.gaps += feed.gaps
             result.repeats += feed.repeats
-            result.reconnects.extend(feed.reconnects)
+            result.reconnected.extend(feed.reconnected)
             for code in feed.closes:
                 result.close_codes[code] = result.close_codes.get(code, 0) + 1
     return result

@@ -102,7 +102,7 @@ async def test_a_rolling_restart_under_load_loses_no_move_and_misses_no_update(
     assert result.applied == result.acknowledged
     assert (result.gaps, result.repeats, result.behind) == (0, 0, 0)
     # Every follower was on a process that drained, and came back with `since`.
-    assert all(feed.reconnects for table in tables for feed in table.feeds)
+    assert all(feed.reconnected for table in tables for feed in table.feeds)
     assert set(result.close_codes) == {SERVICE_RESTART}
     # The bot turns the drained processes owed were played by the other one.
     assert result.stalled == 0
