@@ -257,6 +257,7 @@ class Table:
     table_id: str
     tokens: dict[str, str]
     feeds: list[Feed]
+    north_id: str = ""
     acks: list[Ack] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)  # answers with an error, by code
 
@@ -333,10 +334,13 @@ async def sign_up(balancer: Balancer) -> tuple[str, str]:
     return str(data["token"]), str(data["player"]["id"])
 
 
-async def open_table(balancer: Balancer, spectators: int, turn_seconds: int = 300) -> Table:
+async def open_table(
+    balancer: Balancer, spectators: int, turn_seconds: int = 300, north_watches: bool = False
+) -> Table:
     """A table of two humans (NORTH, SOUTH) and two bots, its game started, with
-    `spectators` followers (at least one: the driver's eye)."""
-    (north, _), (south, _) = await asyncio.gather(sign_up(balancer), sign_up(balancer))
+    `spectators` followers, and NORTH following it too if `north_watches` (then NORTH
+    counts as connected: presence); the first follower is the driver's eye."""
+    (north, north_id), (south, _) = await asyncio.gather(sign_up(balancer), sign_up(balancer))
     created = await balancer.post(
         north,
         "mutation($i: CreateTableInput!) { createTable(input: $i) { id } }",
@@ -348,11 +352,11 @@ async def open_table(balancer: Balancer, spectators: int, turn_seconds: int = 30
         south, "mutation($t: ID!) { joinTable(tableId: $t, seat: SOUTH) { id } }", t=table_id
     )
     assert not joined.get("errors"), joined
-    feeds = []
-    for _ in range(max(1, spectators)):
+    feeds = [Feed(balancer, table_id, north)] if north_watches else []
+    for _ in range(spectators if north_watches else max(1, spectators)):
         token, _ = await sign_up(balancer)
         feeds.append(Feed(balancer, table_id, token))
-    table = Table(table_id, {"NORTH": north, "SOUTH": south}, feeds)
+    table = Table(table_id, {"NORTH": north, "SOUTH": south}, feeds, north_id=north_id)
     for seat in BOTS:
         added = await balancer.post(
             north,

@@ -2,8 +2,9 @@
 waited for and started again, under a live load of tables (two humans moving over HTTP,
 two bots) and spectators over WebSocket, all reaching the processes through a load
 balancer that follows /readyz. No acknowledged move is lost or doubled, every follower
-resubscribes with `since` on the other process and sees every version once, and the bot
-turns and turn deadlines the drained process owed are taken up."""
+resubscribes with `since` on the other process and sees every version once, no seated
+player is ever shown disconnected, and the bot turns and turn deadlines the drained
+process owed are taken up."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from app.services.live.presence_store import Mark, RedisPresence
 from app.store.migrate import upgrade
 from tests.support.drain import SERVICE_RESTART, readiness
 from tests.support.server import LiveServer
@@ -22,7 +24,7 @@ from tests.support.services import postgres_database, redis_url
 
 from .conftest import StartServer
 from .harness import Cluster, FastApi, database_outage, logged_moves
-from .rolling import Balancer, audit, drive, open_table, restart_each, settle
+from .rolling import Balancer, Table, audit, drive, open_table, restart_each, settle
 
 SHUTDOWN_SECONDS = 20.0
 ENV = {
@@ -32,7 +34,6 @@ ENV = {
     # owed, when a process drains.
     "SPADES_BOT_DELAY_MS": "500",
     "SPADES_TURN_CLOCK_SCALE": "1",
-    "SPADES_PRESENCE_GRACE_SECONDS": "1",
 }
 TABLES = 4
 SPECTATORS = 2  # per table
@@ -71,20 +72,32 @@ async def silent_table(cluster: Cluster) -> str:
     return table_id
 
 
+async def presence_marks(tables: list[Table]) -> dict[str, dict[str, Mark]]:
+    """Each table's presence marks, as every process reads them from Redis."""
+    store = RedisPresence(redis_url())
+    await store.start()
+    try:
+        return {table.table_id: await store.marks(table.table_id) for table in tables}
+    finally:
+        await store.close()
+
+
 @pytest.mark.slow
 async def test_a_rolling_restart_under_load_loses_no_move_and_misses_no_update(
     cluster: Cluster,
 ) -> None:
     servers = [cluster.a, cluster.b]
     async with Balancer(servers) as balancer:
-        tables = [await open_table(balancer, SPECTATORS) for _ in range(TABLES)]
+        tables = [await open_table(balancer, SPECTATORS, north_watches=True) for _ in range(TABLES)]
         feeds = [asyncio.create_task(feed.run()) for t in tables for feed in t.feeds]
         stop = asyncio.Event()
         drivers = [asyncio.create_task(drive(t, balancer, PACE, stop)) for t in tables]
         try:
             await asyncio.sleep(2)
             silent = await silent_table(cluster)
+            first_signal = time.time()
             restarts = await restart_each(servers, balancer, SHUTDOWN_SECONDS, pause=1)
+            marks = await presence_marks(tables)
             stop.set()
             await asyncio.gather(*drivers)
             stalled = await settle(tables, 15)
@@ -104,6 +117,11 @@ async def test_a_rolling_restart_under_load_loses_no_move_and_misses_no_update(
     # Every follower was on a process that drained, and came back with `since`.
     assert all(feed.reconnected for table in tables for feed in table.feeds)
     assert set(result.close_codes) == {SERVICE_RESTART}
+    # Each seated player watching the table came back within their grace period: nobody
+    # was ever shown disconnected (their mark is the one of their first connection).
+    for table in tables:
+        mark = marks[table.table_id][table.north_id]
+        assert mark.connected and mark.changed_at < first_signal, (table.table_id, mark)
     # The bot turns the drained processes owed were played by the other one.
     assert result.stalled == 0
     # The silent human's deadline, armed by A before it drained, fired once.
