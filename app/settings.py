@@ -131,6 +131,11 @@ class Settings:
     # How often each process looks for bans stored where it could not hear of them (the
     # `spades admin ban` command without a broker) and for seats banned players still hold.
     moderation_watch_seconds: float = 2.0
+    # Graceful shutdown (SIGTERM, SIGINT): /readyz answers 503 at once, new connections are
+    # still accepted this long (a load balancer takes the process out meanwhile), then
+    # refused; the process is gone within `shutdown_seconds` of the signal.
+    drain_seconds: float = 5.0
+    shutdown_seconds: float = 30.0
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the non-None `changes` applied (command-line flags win over env)."""
@@ -200,4 +205,6 @@ def load_settings() -> Settings:
         moderation_watch_seconds=_float(
             "SPADES_MODERATION_WATCH_SECONDS", base.moderation_watch_seconds
         ),
+        drain_seconds=_float("SPADES_DRAIN_SECONDS", base.drain_seconds),
+        shutdown_seconds=_float("SPADES_SHUTDOWN_SECONDS", base.shutdown_seconds),
     )

@@ -39,6 +39,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "fastpath: a test of the fast path itself (app/api/fastpath/), which the libraries'"
         " own path does not have: skipped when the server runs with SPADES_FASTPATH=off",
     )
+    config.addinivalue_line(
+        "markers",
+        "slow: an end-to-end test that starts, stops or restarts server processes and takes"
+        " tens of seconds; it runs with the rest (CI included), and `-m 'not slow'` leaves"
+        " it out while iterating",
+    )
 
 
 FASTPATH_OFF = pytest.mark.skip(reason="a test of the fast path, and SPADES_FASTPATH=off")

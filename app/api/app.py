@@ -1,5 +1,5 @@
-"""The ASGI application: Starlette with the GraphQL view, health, readiness of its
-dependencies, metrics, GraphiQL and the web client."""
+"""The ASGI application: Starlette with the GraphQL view, health (liveness and
+dependencies), readiness (for a load balancer), metrics, GraphiQL and the web client."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.api import fastpath
 from app.api.gc_tuning import tame_garbage_collector
 from app.api.graphql.view import SpadesGraphQL
+from app.api.lifecycle import STOP_RESERVE_SECONDS, Lifecycle, Phase
 from app.api.metrics import FANOUT
 from app.api.socket_guards import Guards
 from app.api.transport.edge import PostEdge
@@ -93,9 +94,15 @@ class SpadesApp(Starlette):
         await super().__call__(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> Starlette:
-    """The whole server as an ASGI app."""
+def create_app(
+    settings: Settings | None = None,
+    services: Services | None = None,
+    lifecycle: Lifecycle | None = None,
+) -> Starlette:
+    """The whole server as an ASGI app; `/readyz` follows `lifecycle` (the process's, when
+    run by `spades serve`)."""
     settings = settings or load_settings()
+    lifecycle = lifecycle or Lifecycle()
     fastpath.configure(settings)
     services = services or Services(settings)
     for name in ("uvicorn.access", "uvicorn.error"):
@@ -132,18 +139,19 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     async def healthz(_request: Request) -> JSONResponse:
-        database = "ok"
-        try:
-            async with services.db.read() as session:
-                await session.connection()
-        except Exception:
-            database = "unavailable"
-        broker = "ok" if services.broker.healthy else "unavailable"
-        ok = database == "ok" and broker == "ok"
+        parts = await dependencies(services)
+        ok = all(state == "ok" for state in parts.values())
         return JSONResponse(
-            {"status": "ok" if ok else "degraded", "database": database, "broker": broker},
-            status_code=200 if ok else 503,
+            {"status": "ok" if ok else "degraded", **parts}, status_code=200 if ok else 503
         )
+
+    async def readyz(_request: Request) -> JSONResponse:
+        if lifecycle.phase is not Phase.READY:
+            return JSONResponse({"status": lifecycle.phase.value}, status_code=503)
+        parts = await dependencies(services)
+        if all(state == "ok" for state in parts.values()):
+            return JSONResponse({"status": "ready"})
+        return JSONResponse({"status": "unavailable", **parts}, status_code=503)
 
     async def close_expired_forever() -> None:
         while True:
@@ -155,11 +163,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         await services.start()
         tame_garbage_collector()
         sweeper = asyncio.create_task(close_expired_forever())
+        lifecycle.ready()
         try:
             yield
         finally:
+            lifecycle.stopping()
             sweeper.cancel()
             await asyncio.gather(sweeper, return_exceptions=True)
+            # Requests and sockets are done: let the work under way (bot moves, turn
+            # clocks, presence) finish within the shutdown's budget, then stop. A stop
+            # with no drain window (SPADES_DRAIN_SECONDS=0) hands nobody over.
+            await services.settle(
+                lifecycle.remaining(STOP_RESERVE_SECONDS),
+                hand_over=lifecycle.timings.drain_seconds > 0,
+            )
             await services.stop()
 
     http_middleware = [
@@ -170,6 +187,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app = SpadesApp(
         routes=[
             Route("/healthz", healthz),
+            Route("/readyz", readyz),
             Route("/metrics", metrics),
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
@@ -189,6 +207,18 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         post = PostEdge(graphql, settings.max_body_bytes, cors_layer(graphql, settings))
         app.graphql_post = post
     return app
+
+
+async def dependencies(services: Services) -> dict[str, str]:
+    """Whether the database and the broker answer: "ok" or "unavailable" for each."""
+    database = "ok"
+    try:
+        async with services.db.read() as session:
+            await session.connection()
+    except Exception:
+        database = "unavailable"
+    broker = "ok" if services.broker.healthy else "unavailable"
+    return {"database": database, "broker": broker}
 
 
 def cors_layer(app: ASGIApp, settings: Settings) -> CORSMiddleware:

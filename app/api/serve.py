@@ -1,12 +1,15 @@
-"""`spades serve`: pending migrations applied, then uvicorn."""
+"""`spades serve`: pending migrations applied, then uvicorn, each process draining on
+SIGTERM and SIGINT (app/api/lifecycle.py)."""
 
 from __future__ import annotations
 
 import os
 
 import uvicorn
+from starlette.applications import Starlette
 
-from app.api import fastpath
+from app.api import fastpath, lifecycle
+from app.api.app import create_app
 from app.logs import configure
 from app.settings import load_settings
 from app.store.migrate import upgrade
@@ -27,8 +30,8 @@ def serve(
     upgrade(settings.database_url)
     # Workers read their settings from the environment: pass the flags on through it.
     os.environ["SPADES_DATABASE_URL"] = settings.database_url
-    uvicorn.run(
-        "app.api.app:create_app",
+    config = uvicorn.Config(
+        "app.api.serve:served_app",
         factory=True,
         host=settings.host,
         port=settings.port,
@@ -39,3 +42,10 @@ def serve(
         ws_per_message_deflate=False,
         ws_max_size=settings.max_ws_message_bytes,
     )
+    lifecycle.run(config)
+
+
+def served_app() -> Starlette:
+    """The app of one server process, its readiness following the process's lifecycle
+    (uvicorn's factory, called in each worker)."""
+    return create_app(lifecycle=lifecycle.process_lifecycle())

@@ -201,6 +201,20 @@ class Services:
         await self.revocations.start()
         await self.moderation.start()
 
+    async def settle(self, timeout: float, hand_over: bool = True) -> None:
+        """Before `stop`: start no new work of this process's own (bot turns, turn
+        clocks) and give what is under way up to `timeout` seconds to finish, so that
+        nothing is cut between its commit and its publication. With `hand_over` (a drain
+        that gave a load balancer time to send clients elsewhere) and shared presence,
+        the sockets just closed also get their grace period to come back on another
+        process. What is left is taken up by the clock sweep of another process (or of
+        this one when it starts again)."""
+        await asyncio.gather(
+            self.bots.settle(timeout),
+            self.clocks.settle(timeout),
+            self.presence.settle(timeout if hand_over else 0.0),
+        )
+
     async def stop(self) -> None:
         """Stop bots, the broker and the database pool."""
         if self.outside is not None:

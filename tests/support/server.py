@@ -27,6 +27,8 @@ TEST_ENV = {
     # Turns last hours: a test's game stands still while it looks. Tests about turn clocks
     # set their own scale (test_turn_clocks, test_real_clock, test_live_processes).
     "SPADES_TURN_CLOCK_SCALE": "1000",
+    # A stopped test server exits at once; the drain's own tests set a window.
+    "SPADES_DRAIN_SECONDS": "0",
 }
 
 
@@ -108,6 +110,24 @@ class LiveServer:
             self.process.kill()
             self.process.wait()
         self.process = None
+
+    def signal(self, number: signal.Signals) -> None:
+        """Send the server process a signal (SIGTERM: it drains)."""
+        assert self.process is not None, "not running"
+        self.process.send_signal(number)
+
+    def exit_code(self, timeout: float) -> int:
+        """Wait up to `timeout` seconds for the process to end; its exit code (it is then
+        stopped, and may be started again)."""
+        assert self.process is not None, "not running"
+        try:
+            code = self.process.wait(timeout=timeout)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+        return code
 
     def restart(self, kill: bool = False) -> None:
         """Stop, then start a new process on the same database (and port)."""

@@ -8,13 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from hypothesis import given
 from hypothesis import strategies as st
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from app.api import fastpath
+from app.api import fastpath, lifecycle
 from app.api.serve import serve
 from app.api.transport.uvicorn_http import CorkedHttpProtocol
 from app.api.transport.uvicorn_websocket import Flag, LeanWebSocketProtocol, ReceivedEvents
@@ -101,7 +100,7 @@ async def test_the_lean_protocol_is_what_the_socket_writer_writes_to_directly() 
 
 def _served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fastpath_setting: str) -> Any:
     ran: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: ran.update(kwargs))
+    monkeypatch.setattr(lifecycle, "run", lambda config: ran.update(vars(config)))
     monkeypatch.setattr(fastpath._SWITCH, "on", fastpath._SWITCH.on)  # restored after
     monkeypatch.setenv("SPADES_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'spades.db'}")
     monkeypatch.setenv("SPADES_FASTPATH", fastpath_setting)

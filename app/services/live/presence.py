@@ -126,6 +126,18 @@ class PresenceService:
             ),
         ]
 
+    async def settle(self, timeout: float) -> None:
+        """At the end of a drain, with a shared store: wait (up to `timeout`) for the
+        players whose sockets were just closed to come back on another process within
+        their grace period, so that a restart shows no disconnection; those who do not
+        are disconnected as usual. A store in this process dies with it: nothing to wait
+        for."""
+        if not self.store.shared:
+            return
+        deadline = time.monotonic() + timeout
+        while (self._leaving or self._tasks) and time.monotonic() < deadline:
+            await asyncio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+
     async def stop(self) -> None:
         """Stop the loops and timers; the players held here count as gone at once (a
         killed process's are reaped by the others once its heartbeat lapses)."""

@@ -43,6 +43,9 @@ class Mark:
 class PresenceStore(ABC):
     """The shared counts of connected players per table."""
 
+    # Whether other processes read these counts (a player may come back on one of them).
+    shared = False
+
     @abstractmethod
     async def connect(self, table_id: str, player_id: str) -> Mark | None:
         """This process now holds a subscription of the player: the new mark if the
@@ -174,6 +177,8 @@ ABSENT = PREFIX + "absent"
 
 class RedisPresence(PresenceStore):
     """Presence shared by every process through Redis."""
+
+    shared = True
 
     def __init__(self, url: str, ttl_seconds: float = 15.0) -> None:
         self.url = url

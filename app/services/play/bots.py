@@ -80,6 +80,7 @@ class BotDriver:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._rng = random.SystemRandom()
+        self._settling = False  # the process is going away: start no new bot turn
 
     @property
     def running(self) -> frozenset[str]:
@@ -88,6 +89,8 @@ class BotDriver:
 
     def kick(self, table_id: str) -> None:
         """Make sure bots get to move on `table_id` if it is their turn."""
+        if self._settling:
+            return  # another process's clock sweep finds the turn (its watchdog)
         if table_id in self._tasks:
             self._again.add(table_id)
             return
@@ -99,18 +102,18 @@ class BotDriver:
             while True:
                 self._again.discard(table_id)
                 try:
-                    while await self._step(table_id):
+                    while not self._settling and await self._step(table_id):
                         failures = 0
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # a database hiccup must not stall the table for good
                     failures += 1
                     log.exception("bot move failed on table %s (attempt %d)", table_id, failures)
-                    if failures >= MAX_BOT_FAILURES:
+                    if failures >= MAX_BOT_FAILURES or self._settling:
                         return
                     await asyncio.sleep(min(5.0, 0.1 * 2**failures))
                     self._again.add(table_id)
-                if table_id not in self._again:
+                if table_id not in self._again or self._settling:
                     return
         finally:
             self._tasks.pop(table_id, None)
@@ -154,6 +157,14 @@ class BotDriver:
         """Wait until no bot is moving (tests and shutdown)."""
         while self._tasks:
             await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def settle(self, timeout: float) -> None:
+        """Start no new bot turn, and give the moves under way up to `timeout` seconds to
+        be committed and published (the turns left have a watchdog: the clock sweep of
+        another process, or of this one after a restart, drives them)."""
+        self._settling = True
+        if self._tasks:
+            await asyncio.wait(list(self._tasks.values()), timeout=timeout)
 
     async def stop(self) -> None:
         """Cancel every running driver."""

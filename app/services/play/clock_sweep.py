@@ -58,6 +58,7 @@ class ClockTimers:
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._rng = random.SystemRandom()
+        self._settling = False  # the process is going away: fire nothing new
         self.fired = 0  # TURN_TIMED_OUT changes this process made (tests, benchmarks)
         self.lateness: list[float] = []  # seconds between a deadline and its firing
 
@@ -90,6 +91,18 @@ class ClockTimers:
             asyncio.create_task(self._timer()),
             asyncio.create_task(self._sweep_forever()),
         ]
+
+    async def settle(self, timeout: float) -> None:
+        """Stop the timer and the sweep, and give the firings under way up to `timeout`
+        seconds to finish (the deadlines left are in the database: another process's
+        sweep, or this one's after a restart, fires them)."""
+        self._settling = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        if self._firing:
+            await asyncio.wait(list(self._firing.values()), timeout=timeout)
 
     async def stop(self) -> None:
         """Stop the timer, the sweep and any firing in progress."""
@@ -145,7 +158,7 @@ class ClockTimers:
 
     def fire(self, table_id: str, deadline: float) -> None:
         """Play for the seat on turn at `table_id` if its clock has really run out."""
-        if table_id in self._firing:
+        if table_id in self._firing or self._settling:
             return
         self._firing[table_id] = asyncio.create_task(self._fire(table_id, deadline))
 

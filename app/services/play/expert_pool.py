@@ -5,6 +5,9 @@ hold up every other table served by the process. The pool gets only the
 bot seat's `SeatKnowledge` (picklable, and all the bot may know) and returns
 a move; the caller applies it through the ledger only if the table is still
 at the version the move was computed for.
+
+The workers die with the server, however it ends (app/processes.py), and a pool
+whose worker was killed is replaced by a fresh one at the next decision.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ import asyncio
 import multiprocessing
 import random
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
+from app.processes import die_with_parent, spawn_arguments
 from app.rules.bots import ExpertBudget, SeatKnowledge, expert_move
 from app.rules.moves import Move
 
@@ -46,11 +51,24 @@ class ExpertPool:
         seed = self._seeds.getrandbits(64)
         if self.workers <= 0:
             return await asyncio.to_thread(think, knowledge, seed, self.budget)
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        pool = self._pool
+        if pool is None:
+            pool = self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_parent,
+                initargs=spawn_arguments(),
+            )
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, think, knowledge, seed, self.budget)
+        try:
+            return await loop.run_in_executor(pool, think, knowledge, seed, self.budget)
+        except BrokenProcessPool:
+            # A worker was killed (out of memory, by hand): the pool is unusable for good.
+            # The bot driver retries this decision, on a fresh pool.
+            if self._pool is pool:
+                self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
     def close(self) -> None:
         """Stop the workers (pending decisions are dropped: the bot sweep redoes them)."""

@@ -1,6 +1,9 @@
 // The one GraphQL client: urql over HTTP for queries and mutations, graphql-ws
-// (graphql-transport-ws) for subscriptions. The WebSocket reconnects on its own;
-// after a drop, `onReconnect` listeners resubscribe with `since` (see live.ts).
+// (graphql-transport-ws) for subscriptions. The WebSocket reconnects on its own, whether
+// the server restarts (close code 1012: a deploy drains each process in turn, and the
+// next connection goes to another), goes away (1001) or the connection drops (1006);
+// after it, `onReconnect` listeners resubscribe with `since` (see live/game.ts), so
+// nothing is missed.
 import {
   Client,
   createRequest,
@@ -43,8 +46,26 @@ function wsUrl(): string {
 
 const PING_MS = 10_000;
 const PONG_WAIT_MS = 4_000;
+// A reconnection this quick (a server restarting) is not worth showing.
+const QUIET_RECONNECT_MS = 1_500;
 let connectedBefore = false;
 let pongTimer: ReturnType<typeof setTimeout> | undefined;
+let dropTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The socket dropped: "Reconnecting…" shows if it is not back soon. */
+function dropped(): void {
+  if (dropTimer !== undefined || link.value === "reconnecting") return;
+  dropTimer = setTimeout(() => {
+    dropTimer = undefined;
+    link.value = "reconnecting";
+  }, QUIET_RECONNECT_MS);
+}
+
+function settled(state: Link): void {
+  clearTimeout(dropTimer);
+  dropTimer = undefined;
+  link.value = state;
+}
 
 export const ws = createWSClient({
   url: wsUrl(),
@@ -58,11 +79,13 @@ export const ws = createWSClient({
   retryAttempts: Number.POSITIVE_INFINITY,
   // 4401: the token is no longer valid; 4403: refused. Both need the user, not a retry.
   shouldRetry: (event) => !(event instanceof CloseEvent && (event.code === 4401 || event.code === 4403)),
-  retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(300 * 2 ** retries, 5_000))),
+  // Jittered: after a restart, its clients do not all come back in the same instant.
+  retryWait: (retries) =>
+    new Promise((resolve) => setTimeout(resolve, Math.min(300 * 2 ** retries, 5_000) * (0.5 + Math.random()))),
   on: {
-    connecting: () => (link.value = connectedBefore ? "reconnecting" : "connecting"),
+    connecting: () => (connectedBefore ? dropped() : settled("connecting")),
     connected: () => {
-      link.value = "online";
+      settled("online");
       if (connectedBefore) reconnectListeners.forEach((listener) => listener());
       connectedBefore = true;
     },
@@ -78,8 +101,8 @@ export const ws = createWSClient({
       }
       // 1000 is the lazy close once no subscription is left: not a drop; after 4401 and
       // 4403 the client does not retry (see shouldRetry): nothing is reconnecting.
-      const final = code === 1000 || code === 4401 || code === 4403;
-      link.value = final || !connectedBefore ? "idle" : "reconnecting";
+      if (code === 1000 || code === 4401 || code === 4403 || !connectedBefore) settled("idle");
+      else dropped();
     },
     // A socket that stopped answering (lost network) is killed, so the client retries.
     ping: (received) => {
@@ -96,7 +119,7 @@ window.addEventListener("online", () => {
   if (link.value !== "idle") ws.terminate();
 });
 window.addEventListener("offline", () => {
-  if (link.value === "online") link.value = "reconnecting";
+  if (link.value === "online") settled("reconnecting");
 });
 
 export const client = new Client({
