@@ -12,24 +12,22 @@ from tests.support.server import LiveServer
 
 # Under pytest-xdist (scripts/test runs workers with --dist loadgroup), tests that share
 # something outside their own temporary directory run in one worker, one after another:
-# the scale-out tests stop and restart the machine's one Redis (so every Redis user
-# joins them), the web tests build web/dist, the transport tests install
-# tests/clients/node_modules. Everything else (each test with its own server, SQLite
-# file or fresh PostgreSQL database) spreads over the workers.
+# the web tests build web/dist, the transport tests install tests/clients/node_modules.
+# Everything else (each test with its own server, SQLite file or fresh PostgreSQL
+# database; the machine's Redis, which no test stops: a test that stops Redis starts one
+# of its own, tests/support/services.py PrivateRedis) spreads over the workers.
 SHARED_DIRECTORIES: dict[str, str] = {
-    "tests/scale/": "redis",
     "tests/web/": "web",
     "tests/transport/": "node",
 }
-REDIS_FIXTURES = frozenset({"redis_pair", "broker_url"})
 
 
-def shared_resource(path: str, fixtures: list[str]) -> str | None:
+def shared_resource(path: str) -> str | None:
     """The xdist group of a test that shares a machine-wide resource, if any."""
     for prefix, group in SHARED_DIRECTORIES.items():
         if path.startswith(prefix):
             return group
-    return "redis" if REDIS_FIXTURES.intersection(fixtures) else None
+    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,8 +57,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if not fastpath_on and item.get_closest_marker("fastpath") is not None:
             item.add_marker(FASTPATH_OFF)
         path = Path(str(item.path)).relative_to(root).as_posix()
-        fixtures = list(getattr(item, "fixturenames", ()))
-        group = shared_resource(path, fixtures)
+        group = shared_resource(path)
         if group is not None and item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(group))
 

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.server import LiveServer
-from tests.support.services import postgres_database, redis_url
-
-from .harness import start_redis
+from tests.support.server import LiveServer, free_port
+from tests.support.services import PrivateRedis, postgres_database, redis_url
 
 StartServer = Callable[..., LiveServer]
 
@@ -31,13 +29,20 @@ def pg_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def broker_url() -> Iterator[str]:
-    """The Redis URL; Redis is running again after the test whatever the test did to it."""
-    url = redis_url()
+def broker_url() -> str:
+    """The machine's Redis, shared with every other test (never stopped)."""
+    return redis_url()
+
+
+@pytest.fixture
+def private_redis() -> Iterator[PrivateRedis]:
+    """A Redis of the test's own, to stop and start."""
+    redis = PrivateRedis(free_port())
+    redis.start()
     try:
-        yield url
+        yield redis
     finally:
-        start_redis()
+        redis.stop()
 
 
 @pytest.fixture

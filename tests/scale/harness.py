@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing, asynccontextmanager, contextmanager
@@ -22,7 +21,7 @@ from gql.transport.websockets import WebsocketsTransport
 
 from tests.support.client import GAME_FIELDS, Api, ApiError
 from tests.support.server import LiveServer
-from tests.support.services import POSTGRES_ADMIN_URL, REDIS_PORT, postgres_database, redis_url
+from tests.support.services import POSTGRES_ADMIN_URL, postgres_database, redis_url
 
 GAME_UPDATES = (
     "subscription($t: ID!, $s: Int) { gameUpdates(tableId: $t, since: $s) "
@@ -354,65 +353,6 @@ def assert_log_complete(rows: list[tuple[int, int]], version: int) -> None:
 
 
 # ------------------------------------------------------------------ Redis and health
-
-
-REDIS_START = [
-    "redis-server",
-    "--daemonize",
-    "yes",
-    "--bind",
-    "127.0.0.1",
-    "-::1",
-    "--port",
-    str(REDIS_PORT),
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-    "--dir",
-    "/var/lib/redis",
-    "--logfile",
-    "/var/log/redis/ci.log",
-]
-
-
-def redis_up() -> bool:
-    """Redis answers PING."""
-    result = subprocess.run(
-        ["redis-cli", "-h", "127.0.0.1", "-p", str(REDIS_PORT), "ping"],
-        capture_output=True,
-        text=True,
-        timeout=5,
-        check=False,
-    )
-    return result.stdout.strip() == "PONG"
-
-
-def _wait_for(condition: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def stop_redis() -> None:
-    """Shut the Redis server down (nothing saved) and wait until it is gone."""
-    subprocess.run(
-        ["redis-cli", "-h", "127.0.0.1", "-p", str(REDIS_PORT), "shutdown", "nosave"],
-        capture_output=True,
-        timeout=10,
-        check=False,
-    )
-    _wait_for(lambda: not redis_up(), 10, "Redis to stop")
-
-
-def start_redis() -> None:
-    """Start the Redis server (if it is not running) and wait until it answers."""
-    if redis_up():
-        return
-    subprocess.run(REDIS_START, capture_output=True, timeout=10, check=True)
-    _wait_for(redis_up, 10, "Redis to start")
 
 
 async def health(server: LiveServer) -> tuple[int, dict[str, Any]]:

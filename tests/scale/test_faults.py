@@ -11,6 +11,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.security.helpers import Gql, http_client, receive, subscribe, ws_connection
+from tests.support.services import PrivateRedis
 
 from .conftest import StartServer
 from .harness import (
@@ -27,8 +28,6 @@ from .harness import (
     on,
     play_turns_until_over,
     send,
-    start_redis,
-    stop_redis,
     take_turn,
     wait_for_health,
     watching,
@@ -84,10 +83,10 @@ async def test_sigkill_of_one_process_mid_hand_play_goes_on_on_the_other_and_the
 
 
 async def test_redis_restart_mid_game_subscriptions_on_both_processes_recover_within_seconds(
-    pg_url: str, broker_url: str, start_server: StartServer
+    pg_url: str, private_redis: PrivateRedis, start_server: StartServer
 ) -> None:
-    a = start_server(pg_url, broker_url)
-    b = start_server(pg_url, broker_url)
+    a = start_server(pg_url, private_redis.url)
+    b = start_server(pg_url, private_redis.url)
     alice = await FastApi(a).sign_up()
     watcher = await FastApi(b).sign_up()
     latecomer = await FastApi(b).sign_up()
@@ -104,7 +103,7 @@ async def test_redis_restart_mid_game_subscriptions_on_both_processes_recover_wi
         await mine.until_turn("NORTH")
 
         try:
-            stop_redis()
+            private_redis.stop()
             for server in (a, b):
                 body = await wait_for_health(server, 503)
                 assert (body["broker"], body["database"]) == ("unavailable", "ok")
@@ -120,7 +119,7 @@ async def test_redis_restart_mid_game_subscriptions_on_both_processes_recover_wi
             # Someone subscribes while Redis is down.
             late = await stack.enter_async_context(watching(latecomer, table_id))
         finally:
-            start_redis()
+            private_redis.start()
         restarted = time.monotonic()
 
         # Every subscription catches up from the database, then carries live updates again.

@@ -10,16 +10,14 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.support.server import LiveServer
-from tests.support.services import postgres_database, redis_url
+from tests.support.server import LiveServer, free_port
+from tests.support.services import PrivateRedis, postgres_database
 
 from .harness import (
     FastApi,
     choose_move,
     error_code,
     send,
-    start_redis,
-    stop_redis,
     take_turn,
     wait_for_health,
     watching,
@@ -29,13 +27,25 @@ Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def module_redis() -> Iterator[PrivateRedis]:
+    """A Redis of the module's own: one test stops and starts it."""
+    redis = PrivateRedis(free_port())
+    redis.start()
+    try:
+        yield redis
+    finally:
+        redis.stop()
+
+
+@pytest.fixture(scope="module")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, module_redis: PrivateRedis
+) -> Iterator[LiveServer]:
     """One server on PostgreSQL and Redis for the module."""
-    broker = redis_url()
     with postgres_database() as url:
         live = LiveServer(
             tmp_path_factory.mktemp("observed") / "spades.db",
-            env={"SPADES_BROKER_URL": broker},
+            env={"SPADES_BROKER_URL": module_redis.url},
             database_url=url,
         )
         live.start()
@@ -71,14 +81,14 @@ async def test_healthz_reports_database_and_broker_ok(server: LiveServer) -> Non
 
 
 async def test_healthz_answers_503_with_the_broker_unavailable_while_redis_is_down(
-    server: LiveServer, broker_url: str
+    server: LiveServer, module_redis: PrivateRedis
 ) -> None:
     try:
-        stop_redis()
+        module_redis.stop()
         body = await wait_for_health(server, 503, timeout=10)
         assert body == {"status": "degraded", "database": "ok", "broker": "unavailable"}
     finally:
-        start_redis()
+        module_redis.start()
     started = time.monotonic()
     body = await wait_for_health(server, 200, timeout=10)
     assert body["broker"] == "ok"

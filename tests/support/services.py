@@ -7,9 +7,12 @@ unreachable, they fail instead of skipping.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
@@ -70,3 +73,71 @@ def redis_url() -> str:
     """The Redis URL, after checking Redis is there."""
     require_service("Redis", "127.0.0.1", REDIS_PORT)
     return REDIS_URL
+
+
+class PrivateRedis:
+    """A Redis server of one test's own (Debian's redis-server on a free port), for the
+    tests that stop and start Redis: the machine's Redis, which every other test shares,
+    is never stopped."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def up(self) -> bool:
+        """Whether it answers PING."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1) as conn:
+                conn.sendall(b"PING\r\n")
+                return conn.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def start(self) -> None:
+        """Start it (if it is not running) and wait until it answers."""
+        if self._process is not None and self._process.poll() is None:
+            return
+        binary = shutil.which("redis-server")
+        if binary is None:
+            message = "redis-server is not installed"
+            if os.environ.get("CI"):
+                pytest.fail(message + " (required in CI)")
+            pytest.skip(message)
+        self._process = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_until(self.up, 10, "the test's Redis to start")
+
+    def stop(self) -> None:
+        """Stop it, nothing saved, and wait until it is gone."""
+        if self._process is None:
+            return
+        self._process.terminate()
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=10)
+        self._process = None
+        _wait_until(lambda: not self.up(), 10, "the test's Redis to stop")
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"timed out waiting for {what}")
+        time.sleep(0.05)

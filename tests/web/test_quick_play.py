@@ -82,8 +82,11 @@ def test_one_player_alone_waits_sees_the_bots_coming_and_plays_them(
     page.screenshot(path=str(artifacts / "quick-play-waiting.png"), full_page=True)
     table_id(alone)
     alone.game().wait_for()
-    board = alone.game().inner_text()
-    assert board.count("Bot (Standard)") == 3  # STANDARD bots East, South and West
+    plates = [
+        alone.page.locator(f".board .seat[data-seat={seat}]").get_attribute("aria-label") or ""
+        for seat in ("EAST", "SOUTH", "WEST")
+    ]
+    assert all("Bot (Standard)" in plate for plate in plates), plates  # STANDARD bots
 
 
 def test_a_rated_search_can_be_cancelled_and_says_no_bots_come(
