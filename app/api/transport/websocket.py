@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 from typing import Any, cast
 
+from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from starlette.responses import Response
 from starlette.websockets import WebSocket
 from strawberry.exceptions import ConnectionRejectionError
@@ -162,6 +164,45 @@ def _ack(ack: object) -> Any:
     return {"type": "connection_ack", "payload": ack}
 
 
+# How long a connection that ended waits for its mutations under way to finish.
+MUTATION_GRACE_SECONDS = 10.0
+
+
+@functools.lru_cache(maxsize=512)
+def is_mutation(query: str | None, operation_name: str | None) -> bool:
+    """Whether the document runs a mutation (by its text: parsed once per text)."""
+    if not query:
+        return False
+    try:
+        document = parse(query)
+    except GraphQLError:
+        return False
+    operation = get_operation_ast(document, operation_name)
+    return operation is not None and operation.operation is OperationType.MUTATION
+
+
+class FinishesMutations:
+    """Mixin for both protocol handlers: a mutation under way is never cancelled, not by
+    the client stopping it nor by its connection ending (a server's drain closes every
+    WebSocket): its move is made and published whether or not its answer can still be
+    sent, so a change is never committed and left unannounced."""
+
+    _finishing: set[asyncio.Task[Any]] | None = None
+
+    def keep_running(self, task: asyncio.Task[Any]) -> None:
+        """Let `task` (a mutation's) run to its end, held until then."""
+        finishing = self._finishing
+        if finishing is None:
+            finishing = self._finishing = set()
+        finishing.add(task)
+        task.add_done_callback(finishing.discard)
+
+    async def finish_mutations(self) -> None:
+        """Wait (a while at most) for the mutations let run to end."""
+        if self._finishing:
+            await asyncio.wait(set(self._finishing), timeout=MUTATION_GRACE_SECONDS)
+
+
 class Acknowledged:
     """Mixin for both protocol handlers: a hook once a connection is acknowledged."""
 
@@ -171,7 +212,11 @@ class Acknowledged:
 
 
 class CheckedTransportWSHandler(
-    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLTransportWSHandler[Any, None]
+    FinishesMutations,
+    Acknowledged,
+    ClosesWhenLimited,
+    GuardedSends,
+    BaseGraphQLTransportWSHandler[Any, None],
 ):
     """graphql-transport-ws that checks each message's shape first (strawberry indexes into
     messages unchecked: a malformed one closes with 4400, as bad JSON does), closes a
@@ -240,9 +285,24 @@ class CheckedTransportWSHandler(
             payload["query"] = sys.intern(cast(str, resolved.query))
         await super().handle_subscribe(message)
 
+    async def cleanup_operation(self, operation_id: str) -> None:
+        operation = self.operations.get(operation_id)
+        task = operation.task if operation is not None else None
+        if (
+            operation is not None
+            and task is not None
+            and not task.done()
+            and is_mutation(operation.query, operation.operation_name)
+        ):
+            self.operations.pop(operation_id, None)
+            self.keep_running(task)
+            return
+        await super().cleanup_operation(operation_id)
+
     async def shutdown(self) -> None:
         try:
             await super().shutdown()
+            await self.finish_mutations()
         finally:
             self.close_writer()
 
@@ -256,7 +316,11 @@ def _legacy_problem(message: object) -> str | None:
 
 
 class LegacyWSHandler(
-    Acknowledged, ClosesWhenLimited, GuardedSends, BaseGraphQLWSHandler[Any, None]
+    FinishesMutations,
+    Acknowledged,
+    ClosesWhenLimited,
+    GuardedSends,
+    BaseGraphQLWSHandler[Any, None],
 ):
     """The legacy `graphql-ws` protocol (connection_init/connection_ack/ka, start/data/
     error/complete/stop, connection_terminate) on strawberry's handler, with the same
@@ -357,6 +421,9 @@ class LegacyWSHandler(
         then answered "Internal server error"), so this runs them through
         `schema.stream`, which dispatches on the operation's type."""
         run = self.operation_begins(operation_id, query, operation_name, variables)
+        mutation = is_mutation(query, operation_name)
+        if mutation:
+            self._mutation_ids.add(operation_id)
         try:
             source = await self.schema.stream(
                 query,
@@ -380,6 +447,8 @@ class LegacyWSHandler(
         except asyncio.CancelledError:
             await self.send_message(CompleteMessage(type="complete", id=operation_id))
         finally:
+            if mutation:
+                self._mutation_ids.discard(operation_id)
             self.subscriptions.pop(operation_id, None)
             self.operation_ends(operation_id, run)
 
@@ -402,10 +471,27 @@ class LegacyWSHandler(
         """The run is over: the operation no longer counts."""
         self.tasks.pop(operation_id, None)
 
+    @property
+    def _mutation_ids(self) -> set[str]:
+        """The ids of the mutations under way (made on first use)."""
+        ids: set[str] | None = self.__dict__.get("_mutations_under_way")
+        if ids is None:
+            ids = self.__dict__["_mutations_under_way"] = set()
+        return ids
+
+    async def cleanup_operation(self, operation_id: str) -> None:
+        task = self.tasks.get(operation_id)
+        if operation_id in self._mutation_ids and task is not None and not task.done():
+            self.tasks.pop(operation_id, None)
+            self.keep_running(task)
+            return
+        await super().cleanup_operation(operation_id)
+
     async def cleanup(self) -> None:
         try:
             with contextlib.suppress(Exception):
                 await super().cleanup()
+            await self.finish_mutations()
         finally:
             self.close_writer()
 
